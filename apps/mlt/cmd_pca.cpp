@@ -1,0 +1,108 @@
+// mlt pca fit | transform | score
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/pca.hpp"
+
+namespace mlt::app {
+namespace {
+
+struct FitOptions {
+  DataOptions data;
+  std::string output;
+  Pca::Params params;
+};
+
+struct ApplyOptions {
+  std::string model;
+  DataOptions data;
+  std::string output = "-";
+  bool reconstruct = false;
+  bool json = false;
+};
+
+void run_fit(const FitOptions& opt) {
+  refuse_overwrite(opt.output, {opt.data.path});
+  const io::Table data = read_training_data(opt.data);
+  Pca pca(opt.params);
+  pca.fit(data.X);
+  io::ModelWriter writer(Pca::kind);
+  pca.save(writer);
+  writer.header()["info"] = {{"explained_variance_ratio_total", arma::accu(pca.explained_variance_ratio())}};
+  write_model(opt.output, writer, {data.feature_names, data.had_header, "", {}, {}}, data);
+  note("pca: " + std::to_string(pca.n_components()) + " components explain " +
+       std::to_string(100 * arma::accu(pca.explained_variance_ratio())) + "% of the variance");
+}
+
+void run_transform(const ApplyOptions& opt) {
+  refuse_overwrite(opt.output, {opt.data.path, opt.model});
+  const LoadedModel model = read_model(opt.model, Pca::kind);
+  const Pca pca = Pca::load(model.reader);
+  const io::Table data = read_data_for(model.schema, opt.data);
+  const arma::mat Z = pca.transform(data.X);
+  if (opt.reconstruct) {
+    const arma::mat R = pca.inverse_transform(Z);
+    write_csv(opt.output, {{}, {}, model.schema.features, &R});
+  } else {
+    Names names;
+    for (std::size_t j = 1; j <= Z.n_cols; ++j) names.push_back("pc" + std::to_string(j));
+    write_csv(opt.output, {{}, {}, names, &Z});
+  }
+}
+
+void run_score(const ApplyOptions& opt) {
+  const LoadedModel model = read_model(opt.model, Pca::kind);
+  const Pca pca = Pca::load(model.reader);
+  const io::Table data = read_data_for(model.schema, opt.data);
+  print_scores({{"reconstruction_mse", pca.reconstruction_mse(data.X)},
+                {"explained_variance_ratio", pca.explained_variance_ratio(data.X)}},
+               opt.json, {{"n_samples", data.n_rows()}, {"n_components", pca.n_components()}});
+}
+
+}  // namespace
+
+void setup_pca(CLI::App& app) {
+  auto* pca = app.add_subcommand("pca", "Principal component analysis");
+  pca->require_subcommand(1);
+  pca->footer(
+      "Examples:\n"
+      "  mlt pca fit data/iris.csv --ignore species -k 2 -o iris.pca\n"
+      "  mlt pca transform iris.pca data/iris.csv > scores.csv\n"
+      "  mlt pca score iris.pca data/iris.csv --json");
+
+  auto fit_opt = std::make_shared<FitOptions>();
+  auto* fit = pca->add_subcommand("fit", "Learn the principal axes of DATA and save them as a model");
+  add_data_options(fit, fit_opt->data);
+  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
+  auto* k = fit->add_option("-k,--components", fit_opt->params.n_components,
+                            "Number of components (default: all)")
+                ->check(positive_integer());
+  fit->add_option("--variance", fit_opt->params.variance,
+                  "Keep the fewest components explaining more than this fraction of the variance")
+      ->check(open_unit_interval())
+      ->excludes(k);
+  fit->add_flag("--whiten", fit_opt->params.whiten, "Scale the scores to unit variance");
+  fit->add_flag("--standardize", fit_opt->params.standardize,
+                "Divide each column by its standard deviation first (PCA of the correlation matrix)");
+  fit->callback([fit_opt] { run_fit(*fit_opt); });
+
+  auto tr_opt = std::make_shared<ApplyOptions>();
+  auto* tr = pca->add_subcommand("transform", "Project DATA onto the principal axes of MODEL");
+  tr->add_option("model", tr_opt->model, "Model file from mlt pca fit")->required();
+  add_data_options(tr, tr_opt->data);
+  tr->add_option("-o,--output", tr_opt->output, "CSV file to write (default: standard output)");
+  tr->add_flag("--reconstruct", tr_opt->reconstruct,
+               "Write the reconstruction m + sum_k z_k v_k in the original columns instead");
+  tr->callback([tr_opt] { run_transform(*tr_opt); });
+
+  auto sc_opt = std::make_shared<ApplyOptions>();
+  auto* sc = pca->add_subcommand("score", "Reconstruction error and explained variance of MODEL on DATA");
+  sc->add_option("model", sc_opt->model, "Model file from mlt pca fit")->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt] { run_score(*sc_opt); });
+}
+
+}  // namespace mlt::app

@@ -1,0 +1,13 @@
+// One setup function per subcommand: each adds its CLI11 subcommand with its flags
+// and a callback that runs it. main() calls them all.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace mlt::app {
+
+void setup_pca(CLI::App& app);
+void setup_info(CLI::App& app);
+void setup_split(CLI::App& app);
+
+}  // namespace mlt::app

@@ -1,0 +1,322 @@
+#include "common.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "mlt/core/error.hpp"
+#include "mlt/io/file.hpp"
+#include "mlt/metrics.hpp"
+
+namespace mlt::app {
+namespace {
+std::string command_line;
+bool quiet_ = false;
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  command_line.clear();
+  for (int i = 0; i < argc; ++i) {
+    if (i) command_line += ' ';
+    command_line += i == 0 ? "mlt" : argv[i];
+  }
+}
+
+bool quiet() { return quiet_; }
+void set_quiet(bool q) { quiet_ = q; }
+void note(const std::string& message) {
+  if (!quiet_) std::cerr << "mlt: " << message << '\n';
+}
+
+namespace {
+// A finite number accepted by `ok`, described as `what` in --help and errors.
+CLI::Validator number_check(bool (*ok)(double), const std::string& what) {
+  return CLI::Validator(
+      [ok, what](std::string& s) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(s, &used);
+          if (used != s.size()) return "expected a number, got " + s;
+        } catch (...) {
+          return "expected a number, got " + s;
+        }
+        if (!std::isfinite(v) || !ok(v)) return "must be " + what + ", got " + s;
+        return "";
+      },
+      what);
+}
+}  // namespace
+
+CLI::Validator non_negative() {
+  return number_check([](double v) { return v >= 0; }, "a finite number >= 0");
+}
+CLI::Validator positive() {
+  return number_check([](double v) { return v > 0; }, "a finite number > 0");
+}
+CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 12 ||
+            std::stoull(s) == 0)
+          return "must be a whole number >= 1, got " + s;
+        return "";
+      },
+      "INTEGER>=1");
+}
+
+CLI::Validator open_unit_interval() {
+  return number_check([](double v) { return v > 0 && v < 1; }, "a number in (0, 1)");
+}
+
+void add_data_options(CLI::App* cmd, DataOptions& opt) {
+  cmd->add_option("data", opt.path, "CSV file, - for standard input")->required();
+  cmd->add_flag("--no-header", opt.no_header, "The first line is data, not column names");
+  cmd->add_option("--delimiter", opt.delimiter, "Field delimiter: , ; or tab (default: detected)")
+      ->check(CLI::IsMember({",", ";", "tab", "\t"}));
+  cmd->add_option("--na", opt.na, "Missing values: error (stop at the first) or drop (skip the row)")
+      ->check(CLI::IsMember({"error", "drop"}))
+      ->capture_default_str();
+  cmd->add_option("--ignore", opt.ignore, "Columns to skip (names or 1-based numbers, comma separated)")
+      ->delimiter(',');
+}
+
+io::CsvOptions csv_options(const DataOptions& opt) {
+  io::CsvOptions o;
+  o.header = !opt.no_header;
+  o.delimiter = opt.delimiter.empty() ? 0 : (opt.delimiter == "tab" ? '\t' : opt.delimiter[0]);
+  o.missing = opt.na == "drop" ? io::MissingPolicy::drop : io::MissingPolicy::error;
+  return o;
+}
+
+namespace {
+void report_dropped(const io::Table& t) {
+  if (t.dropped_rows)
+    note(t.source + ": dropped " + std::to_string(t.dropped_rows) + " rows with missing values");
+}
+}  // namespace
+
+io::Table read_training_data(const DataOptions& opt, const Names& text_columns) {
+  io::ColumnSelection sel;
+  sel.text = text_columns;
+  sel.ignore = opt.ignore;
+  io::Table t = io::read_csv(opt.path, csv_options(opt), sel);
+  report_dropped(t);
+  return t;
+}
+
+LoadedModel read_model(const std::string& path, const std::string& kind) {
+  const std::string bytes = io::read_whole_file(path);
+  LoadedModel m{io::ModelReader::parse(bytes, path == "-" ? "<stdin>" : path), {}};
+  if (!kind.empty()) m.reader.expect_kind(kind);
+  const auto& r = m.reader;
+  m.schema.features = r.get<Names>("/data/features");
+  m.schema.header = r.get<bool>("/data/header");
+  m.schema.target = r.get<std::string>("/data/target");
+  m.schema.targets = r.get<Names>("/data/targets");
+  m.schema.classes = r.get<Names>("/data/classes");
+  if (m.schema.features.empty()) r.fail("no feature columns recorded");
+  return m;
+}
+
+io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const Names& text_columns) {
+  io::ColumnSelection sel;
+  sel.text = text_columns;
+  sel.ignore = opt.ignore;
+  const bool by_name = schema.header && !opt.no_header;
+  if (by_name) sel.features = schema.features;
+  io::Table t;
+  try {
+    t = io::read_csv(opt.path, csv_options(opt), sel);
+  } catch (const UsageError& e) {
+    // A feature column the model needs is absent: that is the data's fault.
+    if (by_name) throw DataError(std::string(e.what()) + " (the model needs it)");
+    throw;
+  }
+  if (t.X.n_cols != schema.features.size())
+    throw DataError(t.source + ": model trained on " + std::to_string(schema.features.size()) +
+                    " features, input has " + std::to_string(t.X.n_cols));
+  report_dropped(t);
+  return t;
+}
+
+void add_target_option(CLI::App* cmd, Names& target, bool multiple) {
+  auto* o = cmd->add_option("--target", target,
+                            multiple ? "Target column(s), comma separated (default: the last column)"
+                                     : "Target column (default: the last column)");
+  if (multiple) o->delimiter(',');
+  else o->expected(1);
+}
+
+RegressionData read_regression_data(const DataOptions& opt, const Names& targets) {
+  RegressionData d;
+  const Names wanted = targets.empty() ? Names{io::kLastColumn} : targets;
+  d.table = read_training_data(opt, wanted);
+  d.Y.set_size(d.table.n_rows(), d.table.text.size());
+  for (std::size_t t = 0; t < d.table.text.size(); ++t) {
+    const auto& col = d.table.text[t];
+    d.Y.col(t) = parse_numeric_target(col.values, col.name, d.table.source, d.table.lines);
+    d.target_names.push_back(col.name);
+  }
+  return d;
+}
+
+ClassificationData read_classification_data(const DataOptions& opt, const std::string& target) {
+  ClassificationData d;
+  d.table = read_training_data(opt, {target.empty() ? std::string(io::kLastColumn) : target});
+  const auto& col = d.table.text[0];
+  d.target = col.name;
+  if (looks_continuous(col.values))
+    throw DataError(d.table.source + ": target column \"" + col.name +
+                    "\" holds non-integer numbers: labels look continuous (a regression target?)");
+  d.y = d.encoder.fit_encode(col.values);
+  if (d.encoder.n_classes() < 2)
+    throw DataError(d.table.source + ": only one class (\"" + d.encoder.classes()[0] + "\") in column \"" +
+                    col.name + "\"; a classifier needs at least two");
+  return d;
+}
+
+arma::mat regression_truth(const io::Table& t, const DataSchema& schema) {
+  const Names& names = schema.targets.empty() ? Names{schema.target} : schema.targets;
+  arma::mat Y(t.n_rows(), names.size());
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const auto& col = t.text_column(names[j]);
+    Y.col(j) = parse_numeric_target(col.values, col.name, t.source, t.lines);
+  }
+  return Y;
+}
+
+Labels class_truth(const io::Table& t, const DataSchema& schema) {
+  return LabelEncoder(schema.classes).encode(t.text_column(schema.target).values, t.source, &t.lines);
+}
+
+std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y, const arma::mat& prediction) {
+  return {{"mse", metrics::mse(y, prediction)},
+          {"rmse", metrics::rmse(y, prediction)},
+          {"mae", metrics::mae(y, prediction)},
+          {"r2", metrics::r2(y, prediction)}};
+}
+
+std::vector<std::pair<std::string, double>> classification_scores(const Labels& y, const Labels& prediction,
+                                                                  const arma::mat* probabilities,
+                                                                  const Names& classes, nlohmann::json& extra) {
+  std::vector<std::pair<std::string, double>> s = {
+      {"accuracy", metrics::accuracy(y, prediction)},
+      {"balanced_accuracy", metrics::balanced_accuracy(y, prediction, classes.size())},
+      {"f1_macro", metrics::f1_macro(y, prediction, classes.size())}};
+  if (probabilities) s.emplace_back("log_loss", metrics::log_loss(y, *probabilities));
+  const arma::umat c = metrics::confusion_matrix(y, prediction, classes.size());
+  std::vector<std::vector<arma::uword>> rows(c.n_rows);
+  for (arma::uword i = 0; i < c.n_rows; ++i) rows[i] = arma::conv_to<std::vector<arma::uword>>::from(c.row(i));
+  extra["classes"] = classes;
+  extra["confusion_matrix"] = rows;  // rows: true class, columns: predicted
+  extra["n_samples"] = y.n_elem;
+  return s;
+}
+
+std::string confusion_text(const Labels& y, const Labels& prediction, const Names& classes) {
+  const arma::umat c = metrics::confusion_matrix(y, prediction, classes.size());
+  std::string out = "confusion matrix (rows: true, columns: predicted)\n";
+  std::size_t width = 4;
+  for (const auto& k : classes) width = std::max(width, k.size());
+  auto pad = [&](const std::string& s) { return s + std::string(width + 2 - std::min(width + 1, s.size()), ' '); };
+  out += pad("");
+  for (const auto& k : classes) out += pad(k);
+  out += "\n";
+  for (arma::uword i = 0; i < c.n_rows; ++i) {
+    out += pad(classes[i]);
+    for (arma::uword j = 0; j < c.n_cols; ++j) out += pad(std::to_string(c(i, j)));
+    out += "\n";
+  }
+  return out;
+}
+
+void write_model(const std::string& path, io::ModelWriter& writer, const DataSchema& schema,
+                 const io::Table& training) {
+  auto& h = writer.header();
+  h["data"] = {{"features", schema.features},
+               {"header", schema.header},
+               {"target", schema.target},
+               {"targets", schema.targets},
+               {"classes", schema.classes}};
+  h["provenance"] = {{"mlt_version", MLT_VERSION},
+                     {"command", command_line},
+                     {"data_file", training.source},
+                     {"data_sha256", training.sha256},
+                     {"data_bytes", training.bytes},
+                     {"data_rows", training.n_rows()},
+                     {"dropped_rows", training.dropped_rows}};
+  io::OutputFile out(path);
+  out.write(writer.bytes());
+  out.commit();
+}
+
+void refuse_overwrite(const std::string& output, const std::vector<std::string>& inputs) {
+  for (const auto& in : inputs)
+    if (output == in && output != "-")
+      throw UsageError("refusing to overwrite input " + in);
+    else if (io::same_file(output, in))
+      throw UsageError("refusing to overwrite input " + in + " (same file as " + output + ")");
+}
+
+void write_csv(const std::string& path, const CsvColumns& c) {
+  io::OutputFile out(path);
+  std::string buf;
+  bool first = true;
+  for (const auto& n : c.text_names) {
+    if (!first) buf += ',';
+    io::append_cell(buf, n);
+    first = false;
+  }
+  for (const auto& n : c.names) {
+    if (!first) buf += ',';
+    io::append_cell(buf, n);
+    first = false;
+  }
+  buf += '\n';
+  const arma::uword n_rows = c.values ? c.values->n_rows : (c.text.empty() ? 0 : c.text[0]->size());
+  for (arma::uword i = 0; i < n_rows; ++i) {
+    first = true;
+    for (const auto* col : c.text) {
+      if (!first) buf += ',';
+      io::append_cell(buf, (*col)[i]);
+      first = false;
+    }
+    if (c.values)
+      for (arma::uword j = 0; j < c.values->n_cols; ++j) {
+        if (!first) buf += ',';
+        io::append_number(buf, (*c.values)(i, j));
+        first = false;
+      }
+    buf += '\n';
+    if (buf.size() > (1 << 16)) {
+      out.write(buf);
+      buf.clear();
+    }
+  }
+  out.write(buf);
+  out.commit();
+}
+
+void print_scores(const std::vector<std::pair<std::string, double>>& scores, bool json,
+                  const nlohmann::json& extra) {
+  std::string text;
+  if (json) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [k, v] : scores) j[k] = v;
+    if (extra.is_object())
+      for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
+    text = j.dump() + "\n";
+  } else {
+    for (const auto& [k, v] : scores) {
+      text += k + ' ';
+      io::append_number(text, v);
+      text += '\n';
+    }
+  }
+  io::OutputFile out("-");
+  out.write(text);
+  out.commit();
+}
+
+}  // namespace mlt::app

@@ -1,0 +1,125 @@
+// Glue shared by every subcommand: the data flags, reading training and prediction
+// data, writing models with their envelope, writing CSV and score reports.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+#include "mlt/io/csv.hpp"
+#include "mlt/io/model_file.hpp"
+#include "mlt/labels.hpp"
+
+namespace mlt::app {
+
+// The command line as typed, for model provenance; set by main.
+void set_command_line(int argc, char** argv);
+
+// Flags every command that reads a CSV takes.
+struct DataOptions {
+  std::string path;
+  bool no_header = false;
+  std::string delimiter;  // "" detect, ",", ";", "tab" or "\t"
+  std::string na = "error";
+  std::vector<std::string> ignore;
+};
+// Adds DATA (positional, "-" for stdin) and --no-header, --delimiter, --na, --ignore.
+void add_data_options(CLI::App* cmd, DataOptions& opt);
+io::CsvOptions csv_options(const DataOptions& opt);
+
+// Training data: features are every column but `text_columns` and --ignore.
+io::Table read_training_data(const DataOptions& opt, const Names& text_columns = {});
+
+// What the model file says about the data it was trained on.
+struct DataSchema {
+  Names features;
+  bool header = true;
+  std::string target;   // "" for unsupervised models
+  Names targets;        // several for multi-target regression
+  Names classes;        // class labels of a classifier, in index order
+};
+
+// A model file read and verified, with its schema.
+struct LoadedModel {
+  io::ModelReader reader;
+  DataSchema schema;
+};
+LoadedModel read_model(const std::string& path, const std::string& kind);
+
+// Prediction data for a model: its feature columns, by name when both the model and
+// the file have headers, else by position (all columns but `text_columns`, --ignore).
+io::Table read_data_for(const DataSchema& schema, const DataOptions& opt,
+                        const Names& text_columns = {});
+
+// Supervised training data. Targets default to the last column; the features are
+// all other columns but --ignore.
+struct RegressionData {
+  io::Table table;
+  arma::mat Y;          // n x n_targets
+  Names target_names;
+};
+RegressionData read_regression_data(const DataOptions& opt, const Names& targets);
+
+struct ClassificationData {
+  io::Table table;
+  Labels y;             // class indices
+  LabelEncoder encoder; // class names, sorted as scikit-learn sorts them
+  std::string target;
+};
+// Refuses one class ("only one class") and labels that look continuous.
+ClassificationData read_classification_data(const DataOptions& opt, const std::string& target);
+
+// Adds --target (several comma-separated when `multiple`).
+void add_target_option(CLI::App* cmd, Names& target, bool multiple = false);
+
+// The truth for scoring a loaded model on `t` (read with the schema's target
+// columns as text): numbers for regression, class indices for a classifier.
+arma::mat regression_truth(const io::Table& t, const DataSchema& schema);
+Labels class_truth(const io::Table& t, const DataSchema& schema);
+
+// The score lines of `mlt <algo> score`: mse, rmse, mae, r2 ...
+std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y, const arma::mat& prediction);
+// ... and accuracy, balanced_accuracy, f1_macro, log_loss (when probabilities are
+// given), with the confusion matrix (by class name) in `extra` for --json.
+std::vector<std::pair<std::string, double>> classification_scores(const Labels& y, const Labels& prediction,
+                                                                  const arma::mat* probabilities,
+                                                                  const Names& classes, nlohmann::json& extra);
+// The confusion matrix as text, for the non-JSON report.
+std::string confusion_text(const Labels& y, const Labels& prediction, const Names& classes);
+
+// Writes `writer` (after adding schema and provenance) atomically to `path`.
+void write_model(const std::string& path, io::ModelWriter& writer, const DataSchema& schema,
+                 const io::Table& training);
+
+// Refuses (UsageError) an output path that is one of the inputs.
+void refuse_overwrite(const std::string& output, const std::vector<std::string>& inputs);
+
+// Writes a CSV: header `names`, rows of `values` (n x k), optionally preceded by
+// text columns.
+struct CsvColumns {
+  Names text_names;
+  std::vector<const std::vector<std::string>*> text;  // each n entries
+  Names names;
+  const arma::mat* values = nullptr;
+};
+void write_csv(const std::string& path, const CsvColumns& columns);
+
+// Prints scores: "name value" lines, or one JSON object with --json.
+void print_scores(const std::vector<std::pair<std::string, double>>& scores, bool json,
+                  const nlohmann::json& extra = nullptr);
+
+// Reports dropped rows (--na drop) on stderr unless quiet.
+void note(const std::string& message);
+bool quiet();
+void set_quiet(bool q);
+
+// A CLI11 validator for finite numbers >= 0, > 0, or in an interval.
+CLI::Validator non_negative();
+CLI::Validator positive();
+CLI::Validator open_unit_interval();
+CLI::Validator positive_integer();
+
+}  // namespace mlt::app

@@ -1,0 +1,110 @@
+// mlt: classical machine learning on CSV files. main() only wires the subcommands,
+// picks the BLAS kernel, and turns exceptions into one-line messages and exit codes.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <new>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
+#include "mlt/core/parallel.hpp"
+#include "mlt/io/file.hpp"
+
+namespace {
+
+// OpenBLAS reads OPENBLAS_CORETYPE once, when the library loads, so a better kernel
+// than its fallback for an unrecognised processor can only be chosen by running
+// again with the variable set. Done at most once (MLT_BLAS_REEXEC guards the loop);
+// on any failure we carry on with the kernel we have.
+void rerun_on_better_blas_kernel(char** argv) {
+  if (std::getenv("MLT_BLAS_REEXEC")) return;
+  const std::string core = mlt::better_blas_core();
+  if (core.empty()) return;
+  setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  setenv("MLT_BLAS_REEXEC", "1", 1);
+  execv("/proc/self/exe", argv);
+  unsetenv("OPENBLAS_CORETYPE");  // exec failed: stay as we are
+}
+
+// The subcommand path ("pca fit") for messages.
+std::string command_name(const CLI::App& app) {
+  std::string name = "mlt";
+  const CLI::App* a = &app;
+  while (true) {
+    auto subs = a->get_subcommands();
+    if (subs.empty()) break;
+    a = subs.front();
+    name += " " + a->get_name();
+  }
+  return name;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rerun_on_better_blas_kernel(argv);
+  mlt::io::install_cleanup_handlers();
+  mlt::app::set_command_line(argc, argv);
+
+  CLI::App app{"mlt: classical machine learning on CSV files", "mlt"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", [] {
+    return std::string("mlt ") + MLT_VERSION + "\nBLAS: " + mlt::blas_description();
+  });
+  unsigned threads = 0;
+  bool quiet = false;
+  app.add_option("--threads", threads, "Threads to use (default: one per core)")
+      ->check(mlt::app::positive_integer());
+  app.add_flag("-q,--quiet", quiet, "No messages on standard error except errors");
+  app.footer(
+      "Run 'mlt COMMAND --help' for a command's options.\n"
+      "Exit status: 0 success, 2 usage error, 65 bad data or model file, 66 cannot open an input,\n"
+      "73 cannot create an output, 74 I/O error, 70 internal error.");
+  app.parse_complete_callback([&] {
+    mlt::set_thread_count(threads);
+    mlt::app::set_quiet(quiet);
+    mlt::set_log_function(quiet ? mlt::LogFunction() : [](const std::string& m) { std::cerr << "mlt: " << m << '\n'; });
+  });
+
+  mlt::app::setup_pca(app);
+  mlt::app::setup_info(app);
+  mlt::app::setup_split(app);
+  // Global flags are accepted after the subcommand too: mlt pca fit ... --threads 1.
+  std::function<void(CLI::App*)> fall_through = [&](CLI::App* a) {
+    for (auto* sub : a->get_subcommands({})) {
+      sub->fallthrough();
+      fall_through(sub);
+    }
+  };
+  fall_through(&app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << command_name(app) << ": " << e.what() << "\nRun '" << command_name(app)
+              << " --help' for usage.\n";
+    return mlt::kExitUsage;
+  } catch (const mlt::BrokenPipe&) {
+    return mlt::kExitSigpipe;
+  } catch (const mlt::Error& e) {
+    std::cerr << command_name(app) << ": error: " << e.what() << '\n';
+    return e.exit_status();
+  } catch (const std::bad_alloc&) {
+    std::cerr << command_name(app) << ": error: out of memory\n";
+    return mlt::kExitSoftware;
+  } catch (const std::exception& e) {
+    std::cerr << command_name(app) << ": internal error: " << e.what() << '\n';
+    return mlt::kExitSoftware;
+  }
+  return mlt::kExitOk;
+}

@@ -1,0 +1,19 @@
+// Messages from the library (warnings, progress) go through one replaceable hook,
+// as LIBLINEAR's set_print_string_function: the library never writes to a stream
+// itself, the front end decides (stderr, or nothing under -q).
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace mlt {
+
+using LogFunction = std::function<void(const std::string&)>;
+
+// Installs the hook; an empty function silences the library.
+void set_log_function(LogFunction f);
+
+// A warning: something was handled but the user should know ("rank deficient").
+void warn(const std::string& message);
+
+}  // namespace mlt

@@ -1,0 +1,55 @@
+#include "mlt/core/parallel.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+#include <thread>
+
+extern "C" {
+char* openblas_get_config(void);
+char* openblas_get_corename(void);
+void openblas_set_num_threads(int);
+int openblas_get_num_threads(void);
+}
+
+namespace mlt {
+namespace {
+unsigned thread_count_ = 0;
+}
+
+void set_thread_count(unsigned n) {
+  thread_count_ = n;
+  openblas_set_num_threads(static_cast<int>(thread_count()));
+}
+
+unsigned thread_count() {
+  return thread_count_ ? thread_count_ : std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::string blas_description() {
+  return std::string(openblas_get_config()) + "; kernel " + openblas_get_corename() + ", " +
+         std::to_string(openblas_get_num_threads()) + " threads";
+}
+
+std::string better_blas_core() {
+  if (std::getenv("OPENBLAS_CORETYPE")) return "";  // the user's choice stands
+  const std::string_view core = openblas_get_corename();
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // Cores OpenBLAS uses when it does not recognise a processor (it falls back to the
+  // oldest kernel of the family); a known modern core is left alone.
+  static constexpr std::string_view generic[] = {"Prescott", "Core2",  "Penryn", "Dunnington",
+                                                 "Nehalem",  "Atom",   "Katmai", "Coppermine",
+                                                 "Northwood", "Banias", "Sandybridge"};
+  bool is_generic = false;
+  for (auto g : generic) is_generic = is_generic || core == g;
+  if (core == "Haswell" && avx512) return "SkylakeX";
+  if (!is_generic) return "";
+  if (avx512) return "SkylakeX";
+  if (avx2) return "Haswell";
+  return "";
+}
+
+}  // namespace mlt

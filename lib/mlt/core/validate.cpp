@@ -1,0 +1,35 @@
+#include "mlt/core/validate.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "mlt/core/error.hpp"
+
+namespace mlt {
+
+void check_fit_input(const arma::mat& X, std::size_t min_rows) {
+  if (X.n_cols == 0) throw DataError("no feature columns");
+  if (X.n_rows < min_rows)
+    throw DataError(std::to_string(X.n_rows) + (X.n_rows == 1 ? " sample" : " samples") +
+                    ", need at least " + std::to_string(min_rows));
+  if (!X.is_finite()) throw DataError("non-finite value in the data");
+  const double largest = arma::abs(X).max();
+  if (largest > 1e150) {
+    std::ostringstream s;
+    s << "values up to " << largest << " would overflow when squared; rescale the data";
+    throw DataError(s.str());
+  }
+}
+
+void check_n_features(std::size_t expected, const arma::mat& X) {
+  if (X.n_cols != expected)
+    throw DataError("model trained on " + std::to_string(expected) + " features, input has " +
+                    std::to_string(X.n_cols));
+}
+
+void check_same_rows(const arma::mat& X, std::size_t n_targets, const std::string& what) {
+  if (X.n_rows != n_targets)
+    throw DataError(std::to_string(X.n_rows) + " samples but " + std::to_string(n_targets) + " " + what);
+}
+
+}  // namespace mlt

@@ -1,0 +1,23 @@
+// Checks shared by every estimator's fit and predict, so the messages are the same
+// everywhere.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "mlt/core/types.hpp"
+
+namespace mlt {
+
+// Throws DataError unless X has at least `min_rows` rows and one column, and every
+// value is finite and small enough that squares and products cannot overflow
+// (|x| <= 1e150): "values up to 1e+200 would overflow; rescale the data".
+void check_fit_input(const arma::mat& X, std::size_t min_rows = 1);
+
+// Throws DataError "model trained on 4 features, input has 3".
+void check_n_features(std::size_t expected, const arma::mat& X);
+
+// Throws DataError unless y has one entry per row of X.
+void check_same_rows(const arma::mat& X, std::size_t n_targets, const std::string& what);
+
+}  // namespace mlt

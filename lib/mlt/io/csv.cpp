@@ -1,0 +1,772 @@
+// CSV reader. Design notes:
+//
+// * The input is read in large chunks with read(2), never line by line, and parsed
+//   in the same pass that converts numbers (std::from_chars: correctly rounded and
+//   locale-independent, unlike strtod's locale and fast-cpp-csv-parser's own float
+//   parser). A chunk without any quote character is split at line ends and parsed
+//   by several threads; quoted input is parsed sequentially, since a quote changes
+//   where records end.
+// * Rows are collected in per-range blocks (row-major) and copied into the final
+//   column-major matrix block by block, each block freed after its copy, so the peak
+//   stays near one copy of the matrix instead of two.
+// * Physical line numbers are counted as records are parsed (a quoted newline counts)
+//   so every message can name file:line:column.
+#include "mlt/io/csv.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "mlt/core/error.hpp"
+
+namespace mlt::io {
+namespace {
+
+constexpr std::size_t kChunkBytes = std::size_t{16} << 20;
+constexpr std::size_t kMaxFieldBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;
+constexpr std::size_t kMaxColumns = std::size_t{1} << 20;
+constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
+
+bool is_missing_token(std::string_view s) {
+  static constexpr std::array<std::string_view, 11> tokens = {
+      "", "NA", "N/A", "na", "n/a", "NaN", "nan", "NAN", "null", "NULL", "None"};
+  return std::find(tokens.begin(), tokens.end(), s) != tokens.end();
+}
+
+std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// A cell shown in a message: quoted, cut short, control bytes escaped.
+std::string show(std::string_view cell) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < cell.size() && i < 40; ++i) {
+    unsigned char c = static_cast<unsigned char>(cell[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (cell.size() > 40) out += "...";
+  return out + "\"";
+}
+
+std::string hex(const unsigned char* bytes, std::size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s(2 * n, '0');
+  for (std::size_t i = 0; i < n; ++i) {
+    s[2 * i] = digits[bytes[i] >> 4];
+    s[2 * i + 1] = digits[bytes[i] & 15];
+  }
+  return s;
+}
+
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new()) {
+    if (!ctx_ || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1)
+      throw Error("cannot initialise SHA-256", kExitSoftware);
+  }
+  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(const char* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
+  std::string hex_digest() {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx_, md, &len);
+    return hex(md, len);
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+// Reads a file descriptor in large pieces; owns it unless it is standard input.
+class Source {
+ public:
+  explicit Source(const std::string& path) : name_(path == "-" ? "<stdin>" : path) {
+    if (path == "-") {
+      fd_ = 0;
+      return;
+    }
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd_);
+      throw InputError(path + ": is a directory, expected a CSV file");
+    }
+    posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  ~Source() {
+    if (fd_ > 0) ::close(fd_);
+  }
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+
+  // Fills up to n bytes; fewer only at end of input.
+  std::size_t read(char* buf, std::size_t n) {
+    std::size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::read(fd_, buf + got, n - got);
+      if (r == 0) break;
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw IoError(name_ + ": read failed: " + std::strerror(errno));
+      }
+      got += static_cast<std::size_t>(r);
+    }
+    return got;
+  }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+};
+
+enum class Role : std::uint8_t { ignore, feature, text };
+
+struct Plan {
+  std::vector<Role> role;          // per input column
+  std::vector<std::uint32_t> slot; // feature index or text index, per input column
+  Names column_names;              // per input column, for messages
+  std::size_t n_features = 0;
+  std::size_t n_text = 0;
+};
+
+// Rows parsed from one byte range.
+struct Block {
+  std::vector<double> values;                  // row-major, rows x n_features
+  std::vector<std::vector<std::string>> text;  // [text column][row]
+  std::vector<std::uint64_t> lines;            // line of each row, relative to the range
+  std::size_t rows = 0;
+  std::size_t dropped = 0;
+  std::uint64_t line_count = 0;                // physical lines consumed
+};
+
+// An error found inside a range: the line is relative to the range start, so that
+// ranges parsed in parallel can be placed once the preceding ranges are counted.
+struct RangeError {
+  std::uint64_t line;
+  std::size_t column;  // 1-based; 0 when the message concerns the whole line
+  std::string message;
+};
+
+class RangeParser {
+ public:
+  RangeParser(const Plan& plan, char delimiter, MissingPolicy missing, bool header_given, bool verbatim)
+      : plan_(plan), delim_(delimiter), missing_(missing), header_given_(header_given), verbatim_(verbatim) {}
+
+  // Parses the records in [b, e). Unless at_eof, a trailing record that may continue
+  // past e is left alone: the return value is where parsing stopped.
+  const char* parse(const char* b, const char* e, bool at_eof, Block& out) {
+    const std::size_t nf = plan_.n_features;
+    const std::size_t ncols = plan_.role.size();
+    out.text.resize(plan_.n_text);
+    const char* p = b;
+    std::uint64_t line = 0;
+    while (p < e) {
+      if (*p == '\n') {
+        ++p, ++line;
+        continue;
+      }
+      if (*p == '\r') {
+        if (p + 1 == e && !at_eof) break;
+        p += (p + 1 < e && p[1] == '\n') ? 2 : 1;
+        ++line;
+        continue;
+      }
+      const char* record_start = p;
+      const std::uint64_t record_line = line;
+      const std::size_t base = out.values.size();
+      out.values.resize(base + nf);
+      double* row = out.values.data() + base;
+      bool row_missing = false;
+      std::size_t col = 0;
+      bool incomplete = false;
+      for (;;) {
+        const Role role = col < ncols ? plan_.role[col] : Role::ignore;
+        // Fast path: an unquoted number followed by a delimiter or line end.
+        if (role == Role::feature && p < e && *p != '"') {
+          const char* q = p;
+          while (q < e && *q == ' ') ++q;
+          double v;
+          auto [ptr, ec] = std::from_chars(q, e, v);
+          if (ec == std::errc() && ptr != q) {
+            const char* t = ptr;
+            while (t < e && (*t == ' ' || (*t == '\t' && delim_ != '\t'))) ++t;
+            if ((t < e && (*t == delim_ || *t == '\n' || *t == '\r')) || (t == e && at_eof)) {
+              if (std::isfinite(v)) {
+                row[plan_.slot[col]] = v;
+                p = t;
+                goto field_done;
+              }
+            }
+          }
+        }
+        {
+          std::string_view cell;
+          bool quoted = false;
+          if (p < e && *p == '"') {
+            quoted = true;
+            const std::uint64_t open_line = line;
+            ++p;
+            scratch_.clear();
+            const char* seg = p;
+            bool closed = false;
+            while (p < e) {
+              if (*p == '"') {
+                if (p + 1 < e && p[1] == '"') {
+                  scratch_.append(seg, p + 1);
+                  p += 2;
+                  seg = p;
+                  continue;
+                }
+                if (p + 1 == e && !at_eof) break;
+                scratch_.append(seg, p);
+                ++p;
+                closed = true;
+                break;
+              }
+              if (*p == '\n' || (*p == '\r' && !(p + 1 < e && p[1] == '\n'))) ++line;
+              ++p;
+              if (static_cast<std::size_t>(p - seg) + scratch_.size() > kMaxFieldBytes)
+                throw RangeError{open_line, col + 1,
+                                 "quoted field longer than 1 MiB (unterminated quote?)"};
+            }
+            if (!closed) {
+              if (!at_eof) {
+                incomplete = true;
+                break;
+              }
+              throw RangeError{open_line, col + 1, "unterminated quote opened here"};
+            }
+            if (p < e && *p != delim_ && *p != '\n' && *p != '\r')
+              throw RangeError{line, col + 1,
+                               std::string("unexpected ") + show(std::string_view(p, 1)) +
+                                   " after a closing quote"};
+            cell = scratch_;
+          } else {
+            const char* fb = p;
+            while (p < e && *p != delim_ && *p != '\n' && *p != '\r') {
+              if (*p == '"')
+                throw RangeError{line, col + 1, "stray quote inside an unquoted field"};
+              ++p;
+            }
+            if (static_cast<std::size_t>(p - fb) > kMaxFieldBytes)
+              throw RangeError{line, col + 1, "field longer than 1 MiB"};
+            cell = std::string_view(fb, static_cast<std::size_t>(p - fb));
+          }
+          if (p == e && !at_eof) {
+            incomplete = true;
+            break;
+          }
+          if (col < ncols) {
+            if (role == Role::feature) {
+              double v = 0;
+              switch (parse_cell(cell, v)) {
+                case CellStatus::number:
+                  row[plan_.slot[col]] = v;
+                  break;
+                case CellStatus::missing:
+                  if (missing_ == MissingPolicy::error)
+                    throw RangeError{line, col + 1,
+                                     "missing value " + show(cell) + " in column \"" +
+                                         plan_.column_names[col] +
+                                         "\" (use --na drop to skip such rows)"};
+                  row_missing = true;
+                  break;
+                case CellStatus::not_finite:
+                  throw RangeError{line, col + 1, "non-finite value " + show(cell)};
+                case CellStatus::out_of_range:
+                  throw RangeError{line, col + 1,
+                                   "value " + show(cell) + " is out of the range of a double"};
+                case CellStatus::not_a_number: {
+                  std::string why = "expected a number in column \"" +
+                                    plan_.column_names[col] + "\", found " + show(cell);
+                  if (cell.find('\0') != std::string_view::npos) why += " (NUL byte)";
+                  if (quoted) why += " (quoted)";
+                  if (!header_given_ && record_line == 0 && line_offset_ == 0)
+                    why += "; is line 1 a header? then drop --no-header";
+                  throw RangeError{line, col + 1, why};
+                }
+              }
+            } else if (role == Role::text) {
+              if (!verbatim_ && is_missing_token(cell)) {
+                if (missing_ == MissingPolicy::error)
+                  throw RangeError{line, col + 1,
+                                   "missing value " + show(cell) + " in column \"" +
+                                       plan_.column_names[col] + "\" (use --na drop to skip such rows)"};
+                row_missing = true;
+              }
+              out.text[plan_.slot[col]].emplace_back(cell);
+            }
+          }
+        }
+      field_done:
+        ++col;
+        if (p < e && *p == delim_) {
+          ++p;
+          continue;
+        }
+        break;  // line end, or end of input at EOF
+      }
+      if (incomplete) {
+        out.values.resize(base);
+        for (auto& t : out.text) t.resize(out.rows);
+        line = record_line;
+        p = record_start;
+        break;
+      }
+      if (col != ncols)
+        throw RangeError{line, 0,
+                         std::to_string(col) + (col == 1 ? " field" : " fields") + ", expected " +
+                             std::to_string(ncols)};
+      if (p < e) {
+        if (*p == '\r' && p + 1 < e && p[1] == '\n') ++p;
+        ++p;
+      }
+      if (row_missing) {
+        out.values.resize(base);
+        for (auto& t : out.text)
+          if (t.size() > out.rows) t.resize(out.rows);
+        ++out.dropped;
+      } else {
+        out.lines.push_back(record_line);
+        ++out.rows;
+      }
+      ++line;
+    }
+    out.line_count = line;
+    return p;
+  }
+
+  void set_line_offset(std::uint64_t first_line) { line_offset_ = first_line; }
+
+ private:
+  const Plan& plan_;
+  char delim_;
+  MissingPolicy missing_;
+  bool header_given_;
+  bool verbatim_;
+  std::uint64_t line_offset_ = 0;
+  std::string scratch_;
+};
+
+// Splits one record (header, or the first data record) into raw cells. Used once,
+// so it favours clarity over speed. Returns the position after the record.
+const char* split_record(const char* p, const char* e, char delim, Names& cells,
+                         const std::string& source) {
+  cells.clear();
+  std::string cell;
+  for (;;) {
+    cell.clear();
+    if (p < e && *p == '"') {
+      ++p;
+      for (;;) {
+        if (p == e) throw DataError(source + ":1: unterminated quote in the first record");
+        if (*p == '"') {
+          if (p + 1 < e && p[1] == '"') {
+            cell += '"';
+            p += 2;
+            continue;
+          }
+          ++p;
+          break;
+        }
+        cell += *p++;
+      }
+      if (p < e && *p != delim && *p != '\n' && *p != '\r')
+        throw DataError(source + ":1: unexpected character after a closing quote");
+    } else {
+      while (p < e && *p != delim && *p != '\n' && *p != '\r') {
+        if (*p == '"') throw DataError(source + ":1: stray quote inside an unquoted field");
+        cell += *p++;
+      }
+    }
+    cells.push_back(cell);
+    if (cells.size() > kMaxColumns)
+      throw DataError(source + ":1: more than " + std::to_string(kMaxColumns) + " columns");
+    if (p < e && *p == delim) {
+      ++p;
+      continue;
+    }
+    break;
+  }
+  if (p < e && *p == '\r') ++p;
+  if (p < e && *p == '\n') ++p;
+  return p;
+}
+
+// Counts delimiter candidates outside quotes in the first line; the most frequent
+// wins, ',' on a tie or when there is none (a one-column file).
+char detect_delimiter(const char* p, const char* e) {
+  std::size_t comma = 0, tab = 0, semicolon = 0;
+  bool in_quotes = false;
+  for (; p < e; ++p) {
+    if (*p == '"') in_quotes = !in_quotes;
+    if (in_quotes) continue;
+    if (*p == '\n' || *p == '\r') break;
+    comma += *p == ',';
+    tab += *p == '\t';
+    semicolon += *p == ';';
+  }
+  if (tab > comma && tab >= semicolon) return '\t';
+  if (semicolon > comma && semicolon > tab) return ';';
+  return ',';
+}
+
+// Byte offset of the first invalid UTF-8 sequence in [p, e), or -1.
+long first_invalid_utf8(const unsigned char* p, const unsigned char* e) {
+  const unsigned char* b = p;
+  while (p < e) {
+    unsigned c = *p;
+    int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+    if (n < 0 || (c >= 0x80 && c < 0xC2) || e - p <= n) return p - b;
+    for (int k = 1; k <= n; ++k)
+      if ((p[k] & 0xC0) != 0x80) return p - b;
+    p += n + 1;
+  }
+  return -1;
+}
+
+std::size_t resolve(const std::string& ref, const Names& header, const std::string& source,
+                    bool has_header) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == ref) return i;
+  if (ref == kLastColumn) return header.size() - 1;
+  if (!ref.empty() && std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    std::size_t k = 0;
+    auto [ptr, ec] = std::from_chars(ref.data(), ref.data() + ref.size(), k);
+    if (ec == std::errc() && k >= 1 && k <= header.size()) return k - 1;
+    throw UsageError(source + ": column " + ref + " is out of range: the file has " +
+                     std::to_string(header.size()) + " columns");
+  }
+  std::string list;
+  for (std::size_t i = 0; i < header.size() && i < 50; ++i) list += (i ? ", " : "") + header[i];
+  if (header.size() > 50) list += ", ...";
+  throw UsageError(source + ": no column named \"" + ref + "\"" +
+                   (has_header ? "; columns are: " + list
+                               : " (the file has no header: use 1-based column numbers)"));
+}
+
+Plan make_plan(const Names& header, const ColumnSelection& sel, const std::string& source,
+               bool has_header) {
+  Plan plan;
+  plan.column_names = header;
+  if (sel.verbatim) {
+    plan.role.assign(header.size(), Role::text);
+    for (std::size_t c = 0; c < header.size(); ++c) plan.slot.push_back(static_cast<std::uint32_t>(c));
+    plan.n_text = header.size();
+    return plan;
+  }
+  plan.role.assign(header.size(), Role::feature);
+  plan.slot.assign(header.size(), 0);
+  for (const auto& ref : sel.ignore) plan.role[resolve(ref, header, source, has_header)] = Role::ignore;
+  for (std::size_t t = 0; t < sel.text.size(); ++t) {
+    std::size_t c = resolve(sel.text[t], header, source, has_header);
+    if (plan.role[c] == Role::text)
+      throw UsageError("column \"" + header[c] + "\" is named twice");
+    plan.role[c] = Role::text;
+    plan.slot[c] = static_cast<std::uint32_t>(t);
+  }
+  plan.n_text = sel.text.size();
+  if (!sel.features.empty()) {
+    std::vector<Role> chosen(header.size(), Role::ignore);
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (plan.role[c] == Role::text) chosen[c] = Role::text;
+    for (std::size_t j = 0; j < sel.features.size(); ++j) {
+      std::size_t c = resolve(sel.features[j], header, source, has_header);
+      if (chosen[c] == Role::feature)
+        throw UsageError("column \"" + header[c] + "\" is named twice");
+      chosen[c] = Role::feature;
+      plan.slot[c] = static_cast<std::uint32_t>(j);
+    }
+    plan.role = chosen;
+    plan.n_features = sel.features.size();
+  } else {
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (plan.role[c] == Role::feature) plan.slot[c] = static_cast<std::uint32_t>(plan.n_features++);
+  }
+  return plan;
+}
+
+[[noreturn]] void raise_at(const std::string& source, std::uint64_t line, const RangeError& err) {
+  std::string where = source + ":" + std::to_string(line);
+  if (err.column) where += ":" + std::to_string(err.column);
+  throw DataError(where + ": " + err.message);
+}
+
+}  // namespace
+
+CellStatus parse_cell(std::string_view cell, double& value) {
+  cell = trim_blanks(cell);
+  if (is_missing_token(cell)) return CellStatus::missing;
+  const char* b = cell.data();
+  const char* e = b + cell.size();
+  auto [ptr, ec] = std::from_chars(b, e, value);
+  if (ec == std::errc::result_out_of_range) return CellStatus::out_of_range;
+  if (ec != std::errc() || ptr != e) return CellStatus::not_a_number;
+  if (std::isnan(value)) return CellStatus::missing;  // "nan(0x1)" and the like
+  if (!std::isfinite(value)) return CellStatus::not_finite;
+  return CellStatus::number;
+}
+
+void append_number(std::string& out, double value) {
+  char buf[32];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  out.append(buf, ptr);
+}
+
+void append_cell(std::string& out, std::string_view text, char delimiter) {
+  if (text.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string_view::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+const TextColumn& Table::text_column(const std::string& name) const {
+  for (const auto& t : text)
+    if (t.name == name) return t;
+  throw Error("internal: text column \"" + name + "\" was not read", kExitSoftware);
+}
+
+Table read_csv(const std::string& path, const CsvOptions& options, const ColumnSelection& columns) {
+  Source src(path);
+  const std::string& source = src.name();
+  Sha256 sha;
+  Table table;
+  table.source = source;
+  table.had_header = options.header;
+
+  std::size_t capacity = kChunkBytes;
+  std::unique_ptr<char[]> buf(new char[capacity]);
+  std::size_t len = src.read(buf.get(), capacity);
+  bool at_eof = len < capacity;
+  std::uint64_t total_bytes = len;
+  sha.update(buf.get(), len);
+  std::size_t start = 0;
+
+  const auto* ub = reinterpret_cast<const unsigned char*>(buf.get());
+  if (len >= 2 && ((ub[0] == 0xFF && ub[1] == 0xFE) || (ub[0] == 0xFE && ub[1] == 0xFF)))
+    throw DataError(source + ":1: UTF-16 input is not supported; convert it to UTF-8");
+  if (len >= 3 && ub[0] == 0xEF && ub[1] == 0xBB && ub[2] == 0xBF) start = 3;
+  // Skip leading blank lines.
+  while (start < len && (buf[start] == '\n' || buf[start] == '\r')) ++start;
+  if (start == len) throw DataError(source + ": empty file: expected a header and data rows");
+
+  const char* first = buf.get() + start;
+  const char* end = buf.get() + len;
+  const char delim = options.delimiter ? options.delimiter : detect_delimiter(first, end);
+  std::uint64_t line_no = 1;  // physical line of the next record
+  for (std::size_t i = 0; i < start; ++i)
+    line_no += buf[i] == '\n' || (buf[i] == '\r' && !(i + 1 < len && buf[i + 1] == '\n'));
+
+  Names header;
+  const char* after_first = split_record(first, end, delim, header, source);
+  if (options.header) {
+    const char* nul = static_cast<const char*>(std::memchr(first, '\0', after_first - first));
+    if (nul)
+      throw DataError(source + ":" + std::to_string(line_no) + ": NUL byte in the header at byte offset " +
+                      std::to_string(nul - buf.get()));
+    long bad = first_invalid_utf8(reinterpret_cast<const unsigned char*>(first),
+                                  reinterpret_cast<const unsigned char*>(after_first));
+    if (bad >= 0)
+      throw DataError(source + ":" + std::to_string(line_no) +
+                      ": invalid UTF-8 in the header at byte offset " +
+                      std::to_string(bad + (first - buf.get())));
+    bool all_numeric = true;
+    for (auto& h : header) {
+      double v;
+      all_numeric = all_numeric && parse_cell(h, v) == CellStatus::number;
+    }
+    if (all_numeric)
+      throw DataError(source + ":" + std::to_string(line_no) +
+                      ": the first line holds only numbers, not column names; pass --no-header if the file has no header");
+    std::unordered_map<std::string, std::size_t> seen;
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      if (header[c].empty()) header[c] = "column" + std::to_string(c + 1);
+      auto [it, fresh] = seen.emplace(header[c], c);
+      if (!fresh)
+        throw DataError(source + ":" + std::to_string(line_no) + ": duplicate column name \"" + header[c] +
+                        "\" (columns " + std::to_string(it->second + 1) + " and " +
+                        std::to_string(c + 1) + ")");
+    }
+    line_no += 1;
+    start = static_cast<std::size_t>(after_first - buf.get());
+  } else {
+    // Columns are known by position only: their names are their 1-based numbers.
+    const std::size_t n = header.size();
+    header.clear();
+    for (std::size_t c = 0; c < n; ++c) header.push_back(std::to_string(c + 1));
+  }
+
+  const Plan plan = make_plan(header, columns, source, options.header);
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    if (plan.role[c] == Role::feature) table.feature_names.push_back(header[c]);
+  }
+  if (!columns.features.empty()) table.feature_names = columns.features;
+  // Feature names in slot order (the model's order when features were requested).
+  {
+    Names ordered(plan.n_features);
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (plan.role[c] == Role::feature) ordered[plan.slot[c]] = header[c];
+    table.feature_names = ordered;
+  }
+
+  const unsigned n_threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  std::vector<Block> blocks;
+  std::uint64_t bytes_before = 0;  // stream offset of buf[0]
+
+  for (;;) {
+    const char* b = buf.get() + start;
+    const char* e = buf.get() + len;
+    const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
+    const char* stop = b;
+    if (!has_quote && n_threads > 1 && static_cast<std::size_t>(e - b) >= kParallelMinBytes) {
+      // Complete lines only: up to the last '\n' unless the input has ended.
+      const char* limit = e;
+      if (!at_eof) {
+        limit = b;
+        for (const char* q = e; q > b; --q)
+          if (q[-1] == '\n') {
+            limit = q;
+            break;
+          }
+      }
+      std::vector<const char*> cuts{b};
+      for (unsigned t = 1; t < n_threads; ++t) {
+        const char* guess = b + (limit - b) * t / n_threads;
+        const char* nl = static_cast<const char*>(std::memchr(guess, '\n', static_cast<std::size_t>(limit - guess)));
+        cuts.push_back(nl ? nl + 1 : limit);
+      }
+      cuts.push_back(limit);
+      const std::size_t n_ranges = cuts.size() - 1;
+      std::vector<Block> part(n_ranges);
+      std::vector<std::optional<RangeError>> errors(n_ranges);
+      auto work = [&](std::size_t r) {
+        RangeParser parser(plan, delim, options.missing, options.header, columns.verbatim);
+        parser.set_line_offset(line_no);
+        try {
+          parser.parse(cuts[r], cuts[r + 1], at_eof && r + 1 == n_ranges, part[r]);
+        } catch (const RangeError& err) {
+          errors[r] = err;
+        }
+      };
+      std::vector<std::thread> pool;
+      for (std::size_t r = 1; r < n_ranges; ++r) pool.emplace_back(work, r);
+      work(0);
+      for (auto& th : pool) th.join();
+      for (std::size_t r = 0; r < n_ranges; ++r) {
+        if (errors[r]) raise_at(source, line_no + errors[r]->line, *errors[r]);
+        for (auto& l : part[r].lines) l += line_no;
+        line_no += part[r].line_count;
+        blocks.push_back(std::move(part[r]));
+      }
+      stop = limit;
+    } else {
+      RangeParser parser(plan, delim, options.missing, options.header, columns.verbatim);
+      parser.set_line_offset(line_no);
+      Block block;
+      try {
+        stop = parser.parse(b, e, at_eof, block);
+      } catch (const RangeError& err) {
+        raise_at(source, line_no + err.line, err);
+      }
+      for (auto& l : block.lines) l += line_no;
+      line_no += block.line_count;
+      blocks.push_back(std::move(block));
+    }
+    if (at_eof) {
+      if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
+      break;
+    }
+    // Keep the unfinished record, read more behind it.
+    const std::size_t carry = static_cast<std::size_t>(e - stop);
+    if (carry == capacity) {
+      if (capacity >= kMaxRecordBytes)
+        throw DataError(source + ":" + std::to_string(line_no) + ": a record longer than 1 GiB");
+      std::unique_ptr<char[]> bigger(new char[capacity * 2]);
+      std::memcpy(bigger.get(), buf.get(), capacity);
+      buf = std::move(bigger);
+      capacity *= 2;
+    } else {
+      std::memmove(buf.get(), stop, carry);
+    }
+    bytes_before += static_cast<std::uint64_t>(stop - buf.get());
+    const std::size_t got = src.read(buf.get() + carry, capacity - carry);
+    sha.update(buf.get() + carry, got);
+    total_bytes += got;
+    len = carry + got;
+    at_eof = got < capacity - carry;
+    start = 0;
+  }
+  (void)bytes_before;
+
+  std::size_t n = 0;
+  for (const auto& bl : blocks) {
+    n += bl.rows;
+    table.dropped_rows += bl.dropped;
+  }
+  if (n == 0)
+    throw DataError(source + ": no data rows" +
+                    (table.dropped_rows ? " left after dropping " + std::to_string(table.dropped_rows) +
+                                              " with missing values"
+                                        : std::string(options.header ? " (only a header)" : "")));
+
+  const std::size_t p = plan.n_features;
+  table.X.set_size(n, p);
+  table.lines.reserve(n);
+  table.text.resize(plan.n_text);
+  for (std::size_t t = 0; t < plan.n_text; ++t) {
+    table.text[t].name = header[0];
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (plan.role[c] == Role::text && plan.slot[c] == t) table.text[t].name = header[c];
+    table.text[t].values.reserve(n);
+  }
+  std::size_t row0 = 0;
+  for (auto& bl : blocks) {
+    for (std::size_t j = 0; j < p; ++j) {
+      double* col = table.X.colptr(j) + row0;
+      const double* src_values = bl.values.data() + j;
+      for (std::size_t i = 0; i < bl.rows; ++i) col[i] = src_values[i * p];
+    }
+    for (std::size_t t = 0; t < plan.n_text; ++t)
+      for (auto& s : bl.text[t]) table.text[t].values.push_back(std::move(s));
+    table.lines.insert(table.lines.end(), bl.lines.begin(), bl.lines.end());
+    row0 += bl.rows;
+    std::vector<double>().swap(bl.values);  // give the memory back now
+    bl.text.clear();
+  }
+  table.bytes = total_bytes;
+  table.sha256 = sha.hex_digest();
+  return table;
+}
+
+}  // namespace mlt::io

@@ -1,0 +1,91 @@
+// Reading CSV data into a matrix, and writing CSV results.
+//
+// Input follows RFC 4180 (quoted fields, "" escapes, quoted newlines) and what real
+// files carry: CRLF or lone CR line ends, a UTF-8 byte-order mark, a missing final
+// newline, blank lines (skipped). Every rejection names the file, the physical line,
+// the column and what was expected; see read_csv below for the rules.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+
+namespace mlt::io {
+
+enum class MissingPolicy {
+  error,  // the first empty / NA / NaN cell stops the read with its location
+  drop,   // rows with a missing feature or text-column cell are skipped and counted
+};
+
+struct CsvOptions {
+  bool header = true;   // the first record names the columns
+  char delimiter = 0;   // 0: detect among ',' TAB ';' from the first record
+  MissingPolicy missing = MissingPolicy::error;
+  unsigned threads = 0; // parser threads; 0: one per core
+};
+
+// A column reference meaning "the last column" (the default target).
+inline constexpr const char* kLastColumn = "@last";
+
+// Which columns become what. A reference is a header name or a 1-based index; a
+// name wins when a header cell is literally "3". kLastColumn names the last column.
+struct ColumnSelection {
+  // When non-empty: exactly these columns are the features, in this order (the
+  // columns a model was trained on); other columns are not parsed. When empty: every
+  // column not named in `text` or `ignore` is a feature.
+  Names features;
+  // Columns kept verbatim as text: a target, class labels, fold numbers. Returned in
+  // this order. Not features.
+  Names text;
+  // Columns skipped (an id column, say).
+  Names ignore;
+  // Every column is kept as text, cells verbatim, missing ones included (for tools
+  // that move rows around without interpreting them, like `mlt split`).
+  bool verbatim = false;
+};
+
+struct TextColumn {
+  std::string name;
+  std::vector<std::string> values;  // one per kept row
+};
+
+struct Table {
+  std::string source;          // the path, or "<stdin>", for messages
+  arma::mat X;                 // n_rows x n_features, one sample per row
+  Names feature_names;
+  std::vector<TextColumn> text;
+  std::vector<std::uint64_t> lines;  // physical line number of each kept row
+  std::size_t dropped_rows = 0;      // under MissingPolicy::drop
+  bool had_header = true;
+  std::uint64_t bytes = 0;           // size of the input
+  std::string sha256;                // of the input's bytes, hex
+
+  std::size_t n_rows() const { return X.n_rows; }
+  // The column named `name` among `text` (throws if it was not requested).
+  const TextColumn& text_column(const std::string& name) const;
+};
+
+// Reads a CSV file ("-" for standard input) into a Table.
+// Throws InputError if the file cannot be opened, DataError (with file:line:column)
+// for malformed or non-numeric feature cells, missing values under the `error`
+// policy, infinities, values out of double range, NUL bytes, UTF-16 input, ragged
+// rows, duplicate column names, and inputs with no data rows; UsageError for a
+// column reference that names no column (listing the columns).
+Table read_csv(const std::string& path, const CsvOptions& options,
+               const ColumnSelection& columns);
+
+// Parses one numeric cell the way read_csv does: ASCII spaces and tabs around the
+// number are ignored, the whole rest must be a decimal number in double range.
+enum class CellStatus { number, missing, not_finite, out_of_range, not_a_number };
+CellStatus parse_cell(std::string_view cell, double& value);
+
+// Shortest text that reads back as exactly `value` (locale-independent).
+void append_number(std::string& out, double value);
+
+// A cell quoted for CSV if it needs to be (delimiter, quote, CR or LF inside).
+void append_cell(std::string& out, std::string_view text, char delimiter = ',');
+
+}  // namespace mlt::io

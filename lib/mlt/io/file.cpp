@@ -1,0 +1,170 @@
+#include "mlt/io/file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+#include "mlt/core/error.hpp"
+
+namespace mlt::io {
+namespace {
+
+// Temporaries in flight, for the signal handler. Plain arrays and atomics only:
+// a handler may touch nothing else.
+constexpr int kSlots = 16;
+constexpr std::size_t kPathMax = 4096;
+char temp_paths[kSlots][kPathMax];
+std::atomic<bool> slot_used[kSlots];
+
+void remove_temporaries(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (slot_used[i].load()) ::unlink(temp_paths[i]);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+int claim_slot(const std::string& path) {
+  if (path.size() >= kPathMax) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (slot_used[i].load() == false) {
+      std::memcpy(temp_paths[i], path.c_str(), path.size() + 1);
+      if (slot_used[i].compare_exchange_strong(expected, true)) return i;
+    }
+  }
+  return -1;
+}
+
+std::string directory_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+void install_cleanup_handlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction sa {};
+    sa.sa_handler = remove_temporaries;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+OutputFile::OutputFile(const std::string& path) : path_(path) {
+  if (path == "-") {
+    fd_ = 1;
+    return;
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw OutputError(path + ": is a directory");
+  const std::string dir = directory_of(path);
+  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  // Hidden name beside the target, so the rename stays on one file system.
+  std::string templ = (dir == "." && path.find('/') == std::string::npos ? std::string() : dir + "/") +
+                      "." + base + ".tmp-XXXXXX";
+  std::vector<char> name(templ.begin(), templ.end());
+  name.push_back('\0');
+  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd_ < 0) throw OutputError(path + ": cannot create: " + std::strerror(errno));
+  temp_path_ = name.data();
+  slot_ = claim_slot(temp_path_);
+  // mkstemp creates 0600; give the file the permissions a plain creat() would.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd_, 0666 & ~mask);
+  buffer_.reserve(1 << 20);
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ > 1) ::close(fd_);
+  if (!committed_ && !temp_path_.empty()) ::unlink(temp_path_.c_str());
+  if (slot_ >= 0) slot_used[slot_].store(false);
+}
+
+void OutputFile::write(std::string_view data) {
+  buffer_.append(data);
+  if (buffer_.size() >= (1 << 20)) flush();
+}
+
+void OutputFile::flush() {
+  const char* p = buffer_.data();
+  std::size_t left = buffer_.size();
+  while (left > 0) {
+    ssize_t w = ::write(fd_, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EPIPE) throw BrokenPipe();
+      throw IoError((path_ == "-" ? std::string("standard output") : path_) +
+                    ": write failed: " + std::strerror(errno));
+    }
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+  buffer_.clear();
+}
+
+void OutputFile::commit() {
+  flush();
+  if (fd_ == 1) return;
+  if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
+    int err = errno;
+    fd_ = -1;
+    throw IoError(path_ + ": write failed: " + std::strerror(err));
+  }
+  fd_ = -1;
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
+    throw OutputError(path_ + ": cannot rename into place: " + std::strerror(errno));
+  committed_ = true;
+  int dfd = ::open(directory_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+std::string read_whole_file(const std::string& path) {
+  int fd = 0;
+  if (path != "-") {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      throw InputError(path + ": is a directory");
+    }
+  }
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t r = ::read(fd, buf, sizeof buf);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      if (fd) ::close(fd);
+      throw IoError(path + ": read failed: " + std::strerror(err));
+    }
+    out.append(buf, static_cast<std::size_t>(r));
+  }
+  if (fd) ::close(fd);
+  return out;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return false;
+  struct stat sa, sb;
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+}  // namespace mlt::io

@@ -1,0 +1,49 @@
+// Files in and out, with the guarantees scripts rely on: an output is written to a
+// temporary file beside its target and renamed into place only when complete, so a
+// failed or interrupted run leaves the previous file (or none), never half a file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace mlt::io {
+
+// Installs SIGINT, SIGTERM and SIGHUP handlers that remove unfinished temporary
+// files, then let the signal take its default effect. Call once, early in main.
+void install_cleanup_handlers();
+
+class OutputFile {
+ public:
+  // "-" is standard output (written through, no temporary). Otherwise the temporary
+  // file is created at once, so an unwritable place fails (OutputError) before any
+  // long computation.
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();  // an uncommitted temporary is removed
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // Buffered; throws IoError (disk full, ...) or BrokenPipe (reader gone).
+  void write(std::string_view data);
+  // Flushes, syncs, and renames the temporary onto the target (then syncs the
+  // directory, so the rename itself survives a crash).
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  void flush();
+  std::string path_;
+  std::string temp_path_;
+  std::string buffer_;
+  int fd_ = -1;
+  int slot_ = -1;  // in the signal handler's list of temporaries
+  bool committed_ = false;
+};
+
+// The whole content of a file, or of standard input for "-".
+// Throws InputError if it cannot be opened (missing, a directory, no permission).
+std::string read_whole_file(const std::string& path);
+
+// True when both paths name the same existing file (through ./, links, ...).
+bool same_file(const std::string& a, const std::string& b);
+
+}  // namespace mlt::io

@@ -1,0 +1,82 @@
+// The model file: one trained model, self-describing, versioned and checksummed.
+//
+//   mlt-model 1                       magic and format version
+//   {"kind":"pca", ...}               one line of JSON: kind, columns, params, provenance
+//   matrix components 2 4             a named matrix: rows, columns,
+//   0.36138659178536897 -0.08452...   then one text line per row, values round-trip exact
+//   ...
+//   end
+//   sha256 3f7a...                    SHA-256 of every byte above this line
+//
+// Text keeps files diff-able and readable with head(1); numbers are written as the
+// shortest decimal that reads back to the same double, independent of the locale.
+// Loading checks magic, version and checksum before trusting anything, and checks
+// each declared size against the bytes actually present before allocating.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "mlt/core/types.hpp"
+
+namespace mlt::io {
+
+inline constexpr int kModelFormatVersion = 1;
+
+class ModelWriter {
+ public:
+  explicit ModelWriter(const std::string& kind);
+  // Free-form metadata, stored as the JSON line. "kind" and "format_version" are set.
+  nlohmann::json& header() { return header_; }
+  // Adds a named matrix (must be finite; a vector is stored as one column).
+  void add(const std::string& name, const arma::mat& m);
+  // The complete file content, checksum included.
+  std::string bytes() const;
+
+ private:
+  nlohmann::json header_;
+  std::vector<std::pair<std::string, arma::mat>> matrices_;
+};
+
+class ModelReader {
+ public:
+  // Parses and verifies a model file's content; `source` names it in messages.
+  // Throws ModelError: "not an mlt model", "truncated", "checksum mismatch", ...
+  static ModelReader parse(std::string_view bytes, const std::string& source);
+
+  const std::string& kind() const { return kind_; }
+  const std::string& source() const { return source_; }
+  const nlohmann::json& header() const { return header_; }
+  // Throws ModelError unless the model is of this kind.
+  void expect_kind(const std::string& kind) const;
+
+  bool has_matrix(const std::string& name) const { return matrices_.count(name) != 0; }
+  const std::map<std::string, arma::mat>& matrices() const { return matrices_; }
+  // Throws ModelError if absent or not of the expected shape (0 = any).
+  const arma::mat& matrix(const std::string& name, arma::uword rows = 0, arma::uword cols = 0) const;
+  arma::vec vector(const std::string& name, arma::uword size = 0) const;
+
+  // A typed value from the header by JSON pointer ("/params/lambda"); ModelError if
+  // missing or of another type.
+  template <typename T>
+  T get(const std::string& pointer) const {
+    const nlohmann::json::json_pointer ptr(pointer);
+    if (!header_.contains(ptr)) fail("missing field " + pointer);
+    try {
+      return header_.at(ptr).get<T>();
+    } catch (const nlohmann::json::exception&) {
+      fail("field " + pointer + " has the wrong type");
+    }
+  }
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  std::string source_;
+  std::string kind_;
+  nlohmann::json header_;
+  std::map<std::string, arma::mat> matrices_;
+};
+
+}  // namespace mlt::io

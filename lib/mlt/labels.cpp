@@ -1,0 +1,76 @@
+#include "mlt/labels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "mlt/core/error.hpp"
+#include "mlt/io/csv.hpp"
+
+namespace mlt {
+
+Labels LabelEncoder::fit_encode(const std::vector<std::string>& labels) {
+  std::vector<std::string> distinct(labels.begin(), labels.end());
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  bool numeric = true;
+  std::vector<double> values(distinct.size());
+  for (std::size_t i = 0; i < distinct.size() && numeric; ++i)
+    numeric = io::parse_cell(distinct[i], values[i]) == io::CellStatus::number;
+  if (numeric) {
+    std::vector<std::size_t> order(distinct.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+    Names sorted;
+    for (auto i : order) sorted.push_back(distinct[i]);
+    distinct = sorted;
+  }
+  classes_ = distinct;
+  return encode(labels);
+}
+
+Labels LabelEncoder::encode(const std::vector<std::string>& labels, const std::string& source,
+                            const std::vector<std::uint64_t>* lines) const {
+  std::unordered_map<std::string, arma::uword> index;
+  for (std::size_t k = 0; k < classes_.size(); ++k) index.emplace(classes_[k], k);
+  Labels out(labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    auto it = index.find(labels[i]);
+    if (it == index.end())
+      throw DataError((lines ? source + ":" + std::to_string((*lines)[i]) + ": " : std::string()) + "class \"" + labels[i] +
+                      "\" was not seen in training");
+    out[i] = it->second;
+  }
+  return out;
+}
+
+std::vector<std::string> LabelEncoder::decode(const Labels& indices) const {
+  std::vector<std::string> out(indices.n_elem);
+  for (arma::uword i = 0; i < indices.n_elem; ++i) out[i] = classes_.at(indices[i]);
+  return out;
+}
+
+arma::vec parse_numeric_target(const std::vector<std::string>& cells, const std::string& column,
+                               const std::string& source, const std::vector<std::uint64_t>& lines) {
+  arma::vec y(cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    double v = 0;
+    if (io::parse_cell(cells[i], v) != io::CellStatus::number)
+      throw DataError(source + ":" + std::to_string(lines[i]) + ": expected a number in target column \"" + column + "\", found \"" +
+                      cells[i] + "\"");
+    y[i] = v;
+  }
+  return y;
+}
+
+bool looks_continuous(const std::vector<std::string>& labels) {
+  for (const auto& s : labels) {
+    double v = 0;
+    if (io::parse_cell(s, v) != io::CellStatus::number) return false;
+    if (v != std::floor(v)) return true;
+  }
+  return false;
+}
+
+}  // namespace mlt

@@ -1,0 +1,41 @@
+// Scores of predictions against the truth, one implementation shared by `score`
+// verbs and cross-validation. Definitions follow scikit-learn's sklearn.metrics.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+
+namespace mlt::metrics {
+
+// Regression; y and prediction of equal length (n), or n x t matrices averaged
+// over targets (scikit-learn's multioutput="uniform_average").
+double mse(const arma::mat& y, const arma::mat& prediction);
+double rmse(const arma::mat& y, const arma::mat& prediction);
+double mae(const arma::mat& y, const arma::mat& prediction);
+// 1 - SS_res / SS_tot; a constant y gives 1 for a perfect prediction, else 0 (sklearn).
+double r2(const arma::mat& y, const arma::mat& prediction);
+
+// Classification; labels are class indices below n_classes.
+double accuracy(const Labels& y, const Labels& prediction);
+// Mean recall over the classes present in y.
+double balanced_accuracy(const Labels& y, const Labels& prediction, std::size_t n_classes);
+// Unweighted mean of per-class F1 over classes present in y or prediction (a class
+// with no true and no predicted samples is left out; 0/0 counts as 0).
+double f1_macro(const Labels& y, const Labels& prediction, std::size_t n_classes);
+// Mean of -log p(true class); probabilities (n x n_classes) clipped to [1e-15, 1].
+double log_loss(const Labels& y, const arma::mat& probabilities);
+// counts(i, j): samples of true class i predicted as j.
+arma::umat confusion_matrix(const Labels& y, const Labels& prediction, std::size_t n_classes);
+
+// Clustering agreement between two labelings (any integer ids).
+double adjusted_rand_index(const Labels& a, const Labels& b);
+// Normalized mutual information, arithmetic normalization (sklearn's default).
+double normalized_mutual_info(const Labels& a, const Labels& b);
+
+// Whether larger values of the named metric are better ("r2", "accuracy", ...)
+// or smaller ("mse", "log_loss", "inertia", ...). Throws UsageError for an unknown name.
+bool higher_is_better(const std::string& metric);
+
+}  // namespace mlt::metrics

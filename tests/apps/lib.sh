@@ -1,0 +1,70 @@
+# Helpers for the end-to-end tests: each *_test.sh runs the built binary as a user
+# would. Usage inside a test: source "$(dirname "$0")/lib.sh" "$@"
+# Arguments: path of the mlt binary, source directory.
+set -uo pipefail
+MLT=$1
+SRC=$2
+DATA=$SRC/data
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+export LC_ALL=C
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+# run CMD...: runs it, keeping stdout in $out, stderr in $err and the status in $rc.
+run() {
+  "$@" >"$WORK/.out" 2>"$WORK/.err"
+  rc=$?
+  out=$(cat "$WORK/.out")
+  err=$(cat "$WORK/.err")
+}
+
+# expect_status N DESCRIPTION CMD...: the command exits with status N.
+expect_status() {
+  local want=$1 what=$2
+  shift 2
+  run "$@"
+  if [ "$rc" -eq "$want" ]; then pass; else fail "$what: exit $rc, expected $want; stderr: $err"; fi
+}
+
+# expect_error N PATTERN DESCRIPTION CMD...: exits N, stderr matches PATTERN and is one
+# line (a usage error, status 2, may add a second line pointing to --help).
+expect_error() {
+  local want=$1 pattern=$2 what=$3
+  shift 3
+  run "$@"
+  if [ "$rc" -ne "$want" ]; then fail "$what: exit $rc, expected $want; stderr: $err"; return; fi
+  if ! grep -qE -- "$pattern" <<<"$err"; then fail "$what: stderr does not match /$pattern/: $err"; return; fi
+  local lines
+  lines=$(printf '%s\n' "$err" | wc -l)
+  if [ "$lines" -ne 1 ] && ! { [ "$want" -eq 2 ] && [ "$lines" -eq 2 ]; }; then
+    fail "$what: stderr is not one line: $err"; return
+  fi
+  pass
+}
+
+# check DESCRIPTION TEST-EXPRESSION...: a shell test that must hold.
+check() {
+  local what=$1
+  shift
+  if "$@"; then pass; else fail "$what"; fi
+}
+
+# close_to A B TOL: |A - B| <= TOL * max(1, |B|)
+close_to() {
+  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= t * m) }'
+}
+
+# json_get FILE-OR-STRING KEY: a top-level number or string from a JSON object.
+json_get() {
+  python3 -c 'import json,sys; v=json.loads(sys.argv[1]); print(v[sys.argv[2]])' "$1" "$2"
+}
+
+finish() {
+  echo "$(basename "$0"): $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# mlt pca end to end: fit, transform, reconstruct, score, pipelines.
+source "$(dirname "$0")/lib.sh" "$@"
+
+expect_status 0 "fit iris" "$MLT" pca fit "$DATA/iris.csv" --ignore species -k 2 -o iris.pca
+check "model written" test -s iris.pca
+run "$MLT" pca transform iris.pca "$DATA/iris.csv"
+check "transform: header pc1,pc2" test "$(head -1 <<<"$out")" = "pc1,pc2"
+check "transform: 150 rows" test "$(wc -l <<<"$out")" -eq 151
+
+# Reconstruction from all components is the data itself.
+expect_status 0 "fit all components" "$MLT" pca fit "$DATA/iris.csv" --ignore species -o full.pca
+run "$MLT" pca transform full.pca "$DATA/iris.csv" --reconstruct
+first=$(sed -n 2p <<<"$out")
+check "full reconstruction of row 1" python3 -c "
+import sys; v=[float(x) for x in '$first'.split(',')]; w=[5.1,3.5,1.4,0.2]
+sys.exit(0 if all(abs(a-b) < 1e-12 for a,b in zip(v,w)) else 1)"
+
+# stdin in, stdout out, both ways.
+run sh -c "cat '$DATA/iris.csv' | '$MLT' pca fit - --ignore species -k 2 -o piped.pca"
+check "fit from stdin" test "$rc" -eq 0
+check "same model from stdin except provenance" test "$(grep -v '^{' piped.pca | sed '$d')" = "$(grep -v '^{' iris.pca | sed '$d')"
+run sh -c "'$MLT' pca transform iris.pca - < '$DATA/iris.csv' | head -1"
+check "transform from stdin" test "$out" = "pc1,pc2"
+run sh -c "cat iris.pca | '$MLT' pca score - '$DATA/iris.csv' --json"
+check "model from a pipe" test "$rc" -eq 0
+
+# --variance picks the fewest components explaining more than the fraction.
+expect_status 0 "fit --variance" "$MLT" pca fit "$DATA/iris.csv" --ignore species --variance 0.95 -o var.pca
+run "$MLT" info var.pca --json
+check "0.95 of iris needs 2 components" test "$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["fitted"]["n_components"])' <<<"$out")" = 2
+
+run "$MLT" pca score iris.pca "$DATA/iris.csv" --json
+check "score json has reconstruction_mse" close_to "$(json_get "$out" reconstruction_mse)" 0.0253410739323982 1e-9
+check "score json has explained_variance_ratio" close_to "$(json_get "$out" explained_variance_ratio)" 0.977685206318795 1e-9
+
+# Usage and data errors.
+expect_error 65 "n_components=5 > min" "k larger than the data" "$MLT" pca fit "$DATA/iris.csv" --ignore species -k 5 -o x.pca
+check "no model after failure" test ! -e x.pca
+expect_error 2 "components" "k = 0" "$MLT" pca fit "$DATA/iris.csv" -k 0 -o x.pca
+expect_error 2 "variance" "variance out of range" "$MLT" pca fit "$DATA/iris.csv" --variance 1.5 -o x.pca
+expect_error 65 "expected a number in column \"species\"" "text feature column" "$MLT" pca fit "$DATA/iris.csv" -o x.pca
+finish
