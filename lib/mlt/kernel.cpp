@@ -1,0 +1,128 @@
+#include "mlt/kernel.hpp"
+
+#include <cmath>
+
+#include "mlt/core/error.hpp"
+
+namespace mlt {
+namespace {
+
+// ||a_i - b_j||² = ||a_i||² + ||b_j||² - 2 a_i·b_j, one GEMM; clamped at 0 because
+// cancellation can leave tiny negatives for (near-)identical points.
+arma::mat squared_distances(const arma::mat& A, const arma::mat& B) {
+  arma::mat D = -2.0 * (A * B.t());
+  D.each_col() += arma::sum(arma::square(A), 1);
+  D.each_row() += arma::sum(arma::square(B), 1).t();
+  D.clean(0);  // no effect on values; keeps -0.0 out
+  return arma::clamp(D, 0.0, arma::datum::inf);
+}
+
+arma::mat l1_distances(const arma::mat& A, const arma::mat& B) {
+  arma::mat D(A.n_rows, B.n_rows);
+  const arma::mat At = A.t(), Bt = B.t();  // samples as contiguous columns
+  for (arma::uword j = 0; j < Bt.n_cols; ++j)
+    for (arma::uword i = 0; i < At.n_cols; ++i) D(i, j) = arma::accu(arma::abs(At.col(i) - Bt.col(j)));
+  return D;
+}
+
+}  // namespace
+
+KernelType parse_kernel_type(const std::string& name) {
+  if (name == "linear") return KernelType::linear;
+  if (name == "poly" || name == "polynomial") return KernelType::poly;
+  if (name == "rbf" || name == "gaussian") return KernelType::rbf;
+  if (name == "laplacian") return KernelType::laplacian;
+  if (name == "exponential") return KernelType::exponential;
+  if (name == "sigmoid") return KernelType::sigmoid;
+  throw UsageError("unknown kernel \"" + name + "\" (linear, poly, rbf, laplacian, exponential, sigmoid)");
+}
+
+std::string kernel_type_name(KernelType type) {
+  switch (type) {
+    case KernelType::linear: return "linear";
+    case KernelType::poly: return "poly";
+    case KernelType::rbf: return "rbf";
+    case KernelType::laplacian: return "laplacian";
+    case KernelType::exponential: return "exponential";
+    case KernelType::sigmoid: return "sigmoid";
+  }
+  return "?";
+}
+
+Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(params) {
+  if (!(params.gamma >= 0) || !std::isfinite(params.gamma)) throw UsageError("gamma must be >= 0");
+  if (!(params.sigma >= 0) || !std::isfinite(params.sigma)) throw UsageError("sigma must be >= 0");
+  if (!std::isfinite(params.coef0)) throw UsageError("coef0 must be finite");
+  if (params.type == KernelType::poly && !(params.degree >= 0 && std::isfinite(params.degree)))
+    throw UsageError("degree must be >= 0");
+  if (params.type == KernelType::exponential && params.sigma <= 0 && params.gamma <= 0)
+    params_.sigma = 1.0;  // exp(-||x - x'||)
+  if (params_.sigma > 0) {
+    gamma_ = params.type == KernelType::rbf ? 1.0 / (2 * params_.sigma * params_.sigma) : 1.0 / params_.sigma;
+  } else {
+    gamma_ = params.gamma > 0 ? params.gamma : 1.0 / static_cast<double>(std::max<std::size_t>(1, n_features));
+  }
+  params_.gamma = gamma_;
+}
+
+arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
+  if (A.n_cols != B.n_cols) throw Error("internal: kernel of different widths", kExitSoftware);
+  switch (params_.type) {
+    case KernelType::linear:
+      return A * B.t();
+    case KernelType::poly:
+      return arma::pow(gamma_ * (A * B.t()) + params_.coef0, params_.degree);
+    case KernelType::rbf:
+      return arma::exp(-gamma_ * squared_distances(A, B));
+    case KernelType::laplacian:
+      return arma::exp(-gamma_ * l1_distances(A, B));
+    case KernelType::exponential:
+      return arma::exp(-gamma_ * arma::sqrt(squared_distances(A, B)));
+    case KernelType::sigmoid:
+      return arma::tanh(gamma_ * (A * B.t()) + params_.coef0);
+  }
+  return {};
+}
+
+arma::vec Kernel::diagonal(const arma::mat& A) const {
+  const arma::vec sq = arma::sum(arma::square(A), 1);
+  switch (params_.type) {
+    case KernelType::linear: return sq;
+    case KernelType::poly: return arma::pow(gamma_ * sq + params_.coef0, params_.degree);
+    case KernelType::rbf:
+    case KernelType::laplacian:
+    case KernelType::exponential: return arma::ones<arma::vec>(A.n_rows);
+    case KernelType::sigmoid: return arma::tanh(gamma_ * sq + params_.coef0);
+  }
+  return {};
+}
+
+void Kernel::save(io::ModelWriter& out) const {
+  out.header()["kernel"] = {{"type", kernel_type_name(params_.type)},
+                            {"gamma", gamma_},
+                            {"sigma", params_.sigma},
+                            {"degree", params_.degree},
+                            {"coef0", params_.coef0}};
+}
+
+Kernel Kernel::load(const io::ModelReader& in) {
+  KernelParams p;
+  try {
+    p.type = parse_kernel_type(in.get<std::string>("/kernel/type"));
+  } catch (const UsageError&) {
+    in.fail("unknown kernel type");
+  }
+  p.gamma = in.get<double>("/kernel/gamma");
+  p.sigma = in.get<double>("/kernel/sigma");
+  p.degree = in.get<double>("/kernel/degree");
+  p.coef0 = in.get<double>("/kernel/coef0");
+  if (!(p.gamma > 0)) in.fail("kernel gamma must be > 0");
+  p.sigma = 0;  // gamma is already resolved
+  try {
+    return Kernel(p, 1);
+  } catch (const UsageError& e) {
+    in.fail(std::string("invalid kernel: ") + e.what());
+  }
+}
+
+}  // namespace mlt
