@@ -92,7 +92,8 @@ io::CsvOptions csv_options(const DataOptions& opt) {
 namespace {
 void report_dropped(const io::Table& t) {
   if (t.dropped_rows)
-    note(t.source + ": dropped " + std::to_string(t.dropped_rows) + " rows with missing values");
+    note(t.source + ": dropped " + std::to_string(t.dropped_rows) + (t.dropped_rows == 1 ? " row" : " rows") +
+         " with missing values");
 }
 }  // namespace
 

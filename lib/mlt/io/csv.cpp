@@ -30,6 +30,7 @@
 #include <unordered_map>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/parallel.hpp"
 
 namespace mlt::io {
 namespace {
@@ -304,9 +305,13 @@ class RangeParser {
                 case CellStatus::not_a_number: {
                   std::string why = "expected a number in column \"" +
                                     plan_.column_names[col] + "\", found " + show(cell);
-                  if (cell.find('\0') != std::string_view::npos) why += " (NUL byte)";
+                  if (auto nul = cell.find('\0'); nul != std::string_view::npos && !quoted)
+                    why += " (NUL byte at byte offset " +
+                           std::to_string(stream_offset_ + static_cast<std::uint64_t>(p - b) - cell.size() + nul) + ")";
                   if (quoted) why += " (quoted)";
-                  if (!header_given_ && record_line == 0 && line_offset_ == 0)
+                  if (ncols == 1 && cell.find_first_of(",;\t") != std::string_view::npos)
+                    why += "; only 1 column found: wrong --delimiter?";
+                  if (!header_given_ && line_offset_ + record_line == 1)
                     why += "; is line 1 a header? then drop --no-header";
                   throw RangeError{line, col + 1, why};
                 }
@@ -361,7 +366,11 @@ class RangeParser {
     return p;
   }
 
-  void set_line_offset(std::uint64_t first_line) { line_offset_ = first_line; }
+  // Where the range starts: its first physical line, its byte offset in the input.
+  void set_position(std::uint64_t first_line, std::uint64_t stream_offset) {
+    line_offset_ = first_line;
+    stream_offset_ = stream_offset;
+  }
 
  private:
   const Plan& plan_;
@@ -370,6 +379,7 @@ class RangeParser {
   bool header_given_;
   bool verbatim_;
   std::uint64_t line_offset_ = 0;
+  std::uint64_t stream_offset_ = 0;
   std::string scratch_;
 };
 
@@ -640,7 +650,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     table.feature_names = ordered;
   }
 
-  const unsigned n_threads = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+  const unsigned n_threads = options.threads ? options.threads : thread_count();
   std::vector<Block> blocks;
   std::uint64_t bytes_before = 0;  // stream offset of buf[0]
 
@@ -672,7 +682,10 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
       std::vector<std::optional<RangeError>> errors(n_ranges);
       auto work = [&](std::size_t r) {
         RangeParser parser(plan, delim, options.missing, options.header, columns.verbatim);
-        parser.set_line_offset(line_no);
+        // Only the first range knows its line before the others are counted; the rest
+        // get a placeholder (their errors are relocated below).
+        parser.set_position(r == 0 ? line_no : std::uint64_t{1} << 62,
+                            bytes_before + static_cast<std::uint64_t>(cuts[r] - buf.get()));
         try {
           parser.parse(cuts[r], cuts[r + 1], at_eof && r + 1 == n_ranges, part[r]);
         } catch (const RangeError& err) {
@@ -692,7 +705,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
       stop = limit;
     } else {
       RangeParser parser(plan, delim, options.missing, options.header, columns.verbatim);
-      parser.set_line_offset(line_no);
+      parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - buf.get()));
       Block block;
       try {
         stop = parser.parse(b, e, at_eof, block);
@@ -727,7 +740,6 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     at_eof = got < capacity - carry;
     start = 0;
   }
-  (void)bytes_before;
 
   std::size_t n = 0;
   for (const auto& bl : blocks) {

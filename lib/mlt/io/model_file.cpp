@@ -14,19 +14,6 @@ namespace {
 constexpr std::string_view kMagic = "mlt-model ";
 constexpr std::string_view kChecksumTag = "sha256 ";
 
-std::string sha256_hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < len; ++i) {
-    s += digits[md[i] >> 4];
-    s += digits[md[i] & 15];
-  }
-  return s;
-}
-
 // Cursor over the verified body, one line at a time.
 class Lines {
  public:
@@ -57,6 +44,19 @@ bool parse_size(std::string_view s, std::uint64_t& v) {
 }
 
 }  // namespace
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  for (unsigned i = 0; i < len; ++i) {
+    s += digits[md[i] >> 4];
+    s += digits[md[i] & 15];
+  }
+  return s;
+}
 
 ModelWriter::ModelWriter(const std::string& kind) {
   header_["kind"] = kind;

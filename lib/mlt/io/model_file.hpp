@@ -25,6 +25,9 @@ namespace mlt::io {
 
 inline constexpr int kModelFormatVersion = 1;
 
+// SHA-256 of `data` as 64 lowercase hex digits.
+std::string sha256_hex(std::string_view data);
+
 class ModelWriter {
  public:
   explicit ModelWriter(const std::string& kind);

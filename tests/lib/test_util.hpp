@@ -1,0 +1,52 @@
+// Small helpers shared by the unit tests.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "mlt/core/error.hpp"
+
+namespace mlt::test {
+
+// A file with the given bytes in a fresh temporary directory, removed at scope exit.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content, const std::string& name = "data.csv") {
+    char dir[] = "/tmp/mlt-test-XXXXXX";
+    dir_ = mkdtemp(dir);
+    path_ = dir_ + "/" + name;
+    std::ofstream(path_, std::ios::binary) << content;
+  }
+  ~TempFile() {
+    std::remove(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  const std::string& path() const { return path_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_, path_;
+};
+
+// The message of the mlt::Error that `f` throws, checking its exit status.
+template <typename F>
+std::string error_message(F&& f, int expected_status) {
+  try {
+    f();
+  } catch (const Error& e) {
+    CHECK(e.exit_status() == expected_status);
+    return e.what();
+  }
+  FAIL("no error thrown");
+  return "";
+}
+
+inline std::string fixture_path(const std::string& relative) {
+  return std::string(MLT_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace mlt::test
