@@ -86,6 +86,13 @@ void setup_pca(CLI::App& app) {
   fit->add_flag("--whiten", fit_opt->params.whiten, "Scale the scores to unit variance");
   fit->add_flag("--standardize", fit_opt->params.standardize,
                 "Divide each column by its standard deviation first (PCA of the correlation matrix)");
+  fit->add_option("--solver", fit_opt->params.solver,
+                  "svd (exact for every component), covariance (eigenvectors of XᵀX: faster for n >> p), "
+                  "or auto")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, PcaSolver>{{"auto", PcaSolver::automatic},
+                                                                        {"svd", PcaSolver::svd},
+                                                                        {"covariance", PcaSolver::covariance}}))
+      ->capture_default_str();
   fit->callback([fit_opt] { run_fit(*fit_opt); });
 
   auto tr_opt = std::make_shared<ApplyOptions>();

@@ -69,7 +69,9 @@ Pca& Pca::fit(const arma::mat& X) {
   arma::vec s;  // singular values, decreasing, length max_k
   arma::mat V;  // p x max_k
   const double denom = n > 1 ? static_cast<double>(n - 1) : 1.0;
-  if (static_cast<double>(n) * p <= kSvdMaxCells || n < 4 * p) {
+  const bool use_svd = params_.solver == PcaSolver::svd ||
+                       (params_.solver == PcaSolver::automatic && (static_cast<double>(n) * p <= kSvdMaxCells || n < 4 * p));
+  if (use_svd) {
     arma::mat Xc = X;
     Xc.each_row() -= mean;
     if (params_.standardize) Xc.each_row() /= scaler_.scale();
@@ -181,7 +183,9 @@ void Pca::save(io::ModelWriter& out) const {
   h["params"] = {{"n_components", params_.n_components},
                  {"variance", params_.variance},
                  {"whiten", params_.whiten},
-                 {"standardize", params_.standardize}};
+                 {"standardize", params_.standardize},
+                 {"solver", params_.solver == PcaSolver::svd ? "svd"
+                            : params_.solver == PcaSolver::covariance ? "covariance" : "auto"}};
   h["fitted"] = {{"n_features", n_features()}, {"n_components", n_components()}};
   out.add("mean", mean_);
   if (params_.standardize) scaler_.save(out);
@@ -198,6 +202,8 @@ Pca Pca::load(const io::ModelReader& in) {
   p.variance = in.get<double>("/params/variance");
   p.whiten = in.get<bool>("/params/whiten");
   p.standardize = in.get<bool>("/params/standardize");
+  const auto solver = in.get<std::string>("/params/solver");
+  p.solver = solver == "svd" ? PcaSolver::svd : solver == "covariance" ? PcaSolver::covariance : PcaSolver::automatic;
   Pca pca(p);
   const auto n_features = in.get<std::size_t>("/fitted/n_features");
   const auto k = in.get<std::size_t>("/fitted/n_components");

@@ -10,12 +10,19 @@
 
 namespace mlt {
 
+enum class PcaSolver {
+  automatic,   // svd unless the data is large and tall
+  svd,         // thin SVD of the centred data: accurate for every component
+  covariance,  // eigenvectors of the p x p scatter matrix: one BLAS-3 pass, for n >> p
+};
+
 struct PcaParams {
   std::size_t n_components = 0;  // k; 0: all min(n, p), unless `variance` is set
   double variance = 0;           // in (0, 1): the fewest components whose explained
                                  // variance ratio sums to more than this (sklearn's)
   bool whiten = false;           // scale scores to unit variance
   bool standardize = false;      // divide centred columns by their standard deviation
+  PcaSolver solver = PcaSolver::automatic;
 };
 
 class Pca {
