@@ -82,6 +82,16 @@ int main(int argc, char** argv) {
   };
   fall_through(&app);
 
+  // CLI11 would call an unknown command an "extra argument"; say what it is.
+  auto is_command = [&](const char* name) {
+    for (const auto* sub : app.get_subcommands({}))
+      if (sub->check_name(name)) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+    std::cerr << "mlt: unknown command '" << argv[1] << "'\nRun 'mlt --help' for the list of commands.\n";
+    return mlt::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
