@@ -27,7 +27,10 @@ void run_fit(const FitOptions& opt) {
   refuse_overwrite(opt.output, {opt.data.path});
   const io::Table data = read_training_data(opt.data);
   Pca pca(opt.params);
-  pca.fit(data.X);
+  {
+    PhaseTimer timer("fit");
+    pca.fit(data.X);
+  }
   io::ModelWriter writer(Pca::kind);
   pca.save(writer);
   writer.header()["info"] = {{"explained_variance_ratio_total", arma::accu(pca.explained_variance_ratio())}};

@@ -12,7 +12,31 @@ namespace mlt::app {
 namespace {
 std::string command_line;
 bool quiet_ = false;
+bool timings_ = false;
+
+void report_read(PhaseTimer& timer, const io::Table& t) {
+  const double mb = static_cast<double>(t.bytes) / 1e6;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%zu rows x %zu features, %.1f MB (%.0f MB/s)", t.n_rows(),
+                static_cast<std::size_t>(t.X.n_cols), mb, mb / std::max(timer.seconds(), 1e-9));
+  timer.set_detail(buf);
+}
 }  // namespace
+
+void set_timings(bool on) { timings_ = on; }
+
+PhaseTimer::PhaseTimer(std::string name) : name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
+
+double PhaseTimer::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+PhaseTimer::~PhaseTimer() {
+  if (!timings_) return;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f s", seconds());
+  std::cerr << "mlt: time: " << name_ << " " << buf << (detail_.empty() ? "" : ", " + detail_) << '\n';
+}
 
 void set_command_line(int argc, char** argv) {
   command_line.clear();
@@ -101,7 +125,9 @@ io::Table read_training_data(const DataOptions& opt, const Names& text_columns) 
   io::ColumnSelection sel;
   sel.text = text_columns;
   sel.ignore = opt.ignore;
+  PhaseTimer timer("read");
   io::Table t = io::read_csv(opt.path, csv_options(opt), sel);
+  report_read(timer, t);
   report_dropped(t);
   return t;
 }
@@ -127,8 +153,10 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   const bool by_name = schema.header && !opt.no_header;
   if (by_name) sel.features = schema.features;
   io::Table t;
+  PhaseTimer timer("read");
   try {
     t = io::read_csv(opt.path, csv_options(opt), sel);
+    report_read(timer, t);
   } catch (const UsageError& e) {
     // A feature column the model needs is absent: that is the data's fault.
     if (by_name) throw DataError(std::string(e.what()) + " (the model needs it)");
@@ -247,6 +275,7 @@ void write_model(const std::string& path, io::ModelWriter& writer, const DataSch
                      {"data_bytes", training.bytes},
                      {"data_rows", training.n_rows()},
                      {"dropped_rows", training.dropped_rows}};
+  PhaseTimer timer("write model");
   io::OutputFile out(path);
   out.write(writer.bytes());
   out.commit();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -110,6 +111,22 @@ void write_csv(const std::string& path, const CsvColumns& columns);
 // Prints scores: "name value" lines, or one JSON object with --json.
 void print_scores(const std::vector<std::pair<std::string, double>>& scores, bool json,
                   const nlohmann::json& extra = nullptr);
+
+// With --timings, each phase (read, fit, write, ...) reports its wall time on stderr.
+void set_timings(bool on);
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(std::string name);
+  ~PhaseTimer();
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+  void set_detail(std::string detail) { detail_ = std::move(detail); }
+  double seconds() const;
+
+ private:
+  std::string name_, detail_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // Reports dropped rows (--na drop) on stderr unless quiet.
 void note(const std::string& message);

@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "Threads to use (default: one per core)")
       ->check(mlt::app::positive_integer());
   app.add_flag("-q,--quiet", quiet, "No messages on standard error except errors");
+  bool timings = false;
+  app.add_flag("--timings", timings, "Report the time of each phase (read, fit, write) on standard error");
   app.footer(
       "Run 'mlt COMMAND --help' for a command's options.\n"
       "Exit status: 0 success, 2 usage error, 65 bad data or model file, 66 cannot open an input,\n"
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&] {
     mlt::set_thread_count(threads);
     mlt::app::set_quiet(quiet);
+    mlt::app::set_timings(timings);
     mlt::set_log_function(quiet ? mlt::LogFunction() : [](const std::string& m) { std::cerr << "mlt: " << m << '\n'; });
   });
 
