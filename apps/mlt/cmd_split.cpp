@@ -100,9 +100,8 @@ void run_split(const SplitOptions& opt) {
   }
   std::sort(train.begin(), train.end());
   std::sort(test.begin(), test.end());
-  const char delimiter = csv.delimiter ? csv.delimiter : ',';
-  write_rows(opt.outputs[0], t, train, delimiter);
-  write_rows(opt.outputs[1], t, test, delimiter);
+  write_rows(opt.outputs[0], t, train, t.delimiter);
+  write_rows(opt.outputs[1], t, test, t.delimiter);
   note("split: " + std::to_string(train.size()) + " training rows, " + std::to_string(test.size()) + " test rows");
 }
 

@@ -24,6 +24,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -580,7 +581,13 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   std::size_t len = src.read(buf.get(), capacity);
   bool at_eof = len < capacity;
   std::uint64_t total_bytes = len;
-  sha.update(buf.get(), len);
+  // The checksum of each piece is computed on another thread while it is parsed
+  // (declared after buf: its destructor waits, before the buffer goes away).
+  std::future<void> hashing;
+  auto hash_async = [&sha, &hashing](const char* p, std::size_t n) {
+    hashing = std::async(std::launch::async, [&sha, p, n] { sha.update(p, n); });
+  };
+  hash_async(buf.get(), len);
   std::size_t start = 0;
 
   const auto* ub = reinterpret_cast<const unsigned char*>(buf.get());
@@ -594,6 +601,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   const char* first = buf.get() + start;
   const char* end = buf.get() + len;
   const char delim = options.delimiter ? options.delimiter : detect_delimiter(first, end);
+  table.delimiter = delim;
   std::uint64_t line_no = 1;  // physical line of the next record
   for (std::size_t i = 0; i < start; ++i)
     line_no += buf[i] == '\n' || (buf[i] == '\r' && !(i + 1 < len && buf[i + 1] == '\n'));
@@ -721,6 +729,8 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
       break;
     }
     // Keep the unfinished record, read more behind it.
+    hashing.get();
+    const std::size_t consumed = static_cast<std::size_t>(stop - buf.get());
     const std::size_t carry = static_cast<std::size_t>(e - stop);
     if (carry == capacity) {
       if (capacity >= kMaxRecordBytes)
@@ -732,15 +742,16 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     } else {
       std::memmove(buf.get(), stop, carry);
     }
-    bytes_before += static_cast<std::uint64_t>(stop - buf.get());
+    bytes_before += consumed;
     const std::size_t got = src.read(buf.get() + carry, capacity - carry);
-    sha.update(buf.get() + carry, got);
+    hash_async(buf.get() + carry, got);
     total_bytes += got;
     len = carry + got;
     at_eof = got < capacity - carry;
     start = 0;
   }
 
+  hashing.get();
   std::size_t n = 0;
   for (const auto& bl : blocks) {
     n += bl.rows;

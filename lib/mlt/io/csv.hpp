@@ -60,6 +60,7 @@ struct Table {
   std::vector<std::uint64_t> lines;  // physical line number of each kept row
   std::size_t dropped_rows = 0;      // under MissingPolicy::drop
   bool had_header = true;
+  char delimiter = ',';              // as given or detected
   std::uint64_t bytes = 0;           // size of the input
   std::string sha256;                // of the input's bytes, hex
 
