@@ -102,6 +102,8 @@ arma::mat LogisticObjective::penalty_times(const arma::mat& W) const { return P_
 
 double LogisticObjective::Evaluate(const arma::mat& theta) const {
   arma::mat S = Scores(theta);
+  cached_theta_ = theta;
+  cached_scores_ = S;
   double loss = 0;
   if (m_ == 1) {
     for (arma::uword i = 0; i < S.n_rows; ++i)
@@ -118,7 +120,10 @@ double LogisticObjective::Evaluate(const arma::mat& theta) const {
 }
 
 double LogisticObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient) {
-  arma::mat S = Scores(theta);
+  const bool cached = arma::size(theta) == arma::size(cached_theta_) && arma::all(arma::vectorise(theta == cached_theta_));
+  arma::mat S = cached ? std::move(cached_scores_) : Scores(theta);
+  cached_theta_.reset();
+  cached_scores_.reset();
   const arma::uword n = S.n_rows;
   double loss = 0;
   arma::mat G(n, m_);  // ∂loss/∂S, weighted by c

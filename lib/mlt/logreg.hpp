@@ -86,6 +86,9 @@ class LogisticObjective {
   double lambda_;
   bool intercept_;
   arma::mat prob_;  // n x m at the curvature point: σ(s) (binary) or softmax rows
+  // Scores of the last Evaluate: the trust-region method evaluates f at a trial
+  // point and then, if it accepts it, the gradient there; this saves that pass.
+  mutable arma::mat cached_theta_, cached_scores_;
 };
 
 // Trust-region Newton with (preconditioned) conjugate gradients, minimizing `f` from
