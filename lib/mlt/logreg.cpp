@@ -129,10 +129,12 @@ double LogisticObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat
   arma::mat G(n, m_);  // ∂loss/∂S, weighted by c
   if (m_ == 1) {
     prob_.set_size(n, 1);
+    curv_.set_size(n);
     for (arma::uword i = 0; i < n; ++i) {
       const double s = S[i], t = y_[i] == 1 ? 1.0 : 0.0;
       loss += c_[i] * (softplus(s) - t * s);
       prob_[i] = sigmoid(s);
+      curv_[i] = c_[i] * prob_[i] * sigmoid(-s);
       G[i] = c_[i] * (prob_[i] - t);
     }
   } else {
@@ -160,26 +162,33 @@ void LogisticObjective::Gradient(const arma::mat& theta, arma::mat& gradient) {
 void LogisticObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
   // Binary: H = Zᵀ diag(c σ(1-σ)) Z + λP. Multinomial, per sample, the K x K block
   // c_i (diag(p_i) - p_i p_iᵀ): applied to u_i = (Z V)_i it gives c_i p_i ∘ (u_i - p_iᵀ u_i).
+  // In place in one n x m buffer: this runs once per CG iteration.
   const arma::mat V = v.rows(0, d_ - 1);
-  arma::mat U = Z_ * V;  // n x m
-  if (intercept_) U.each_row() += v.row(d_);
-  arma::mat R;
+  arma::mat& R = work_;
+  R = Z_ * V;  // U, n x m
+  if (intercept_) R.each_row() += v.row(d_);
   if (m_ == 1) {
-    R = U % (prob_ % (1.0 - prob_));
+    R %= curv_;
   } else {
-    R = prob_ % U;
+    R %= prob_;
     const arma::vec pu = arma::sum(R, 1);
-    R -= prob_.each_col() % pu;
+    for (arma::uword k = 0; k < m_; ++k) R.col(k) -= prob_.col(k) % pu;
+    R.each_col() %= c_;
   }
-  R.each_col() %= c_;
   hv.set_size(n_rows(), m_);
-  hv.rows(0, d_ - 1) = Z_.t() * R + lambda_ * penalty_times(V);
+  hv.rows(0, d_ - 1) = Z_.t() * R;
+  if (lambda_ != 0) hv.rows(0, d_ - 1) += lambda_ * penalty_times(V);
   if (intercept_) hv.row(d_) = arma::sum(R, 0);
 }
 
 arma::mat LogisticObjective::HessianDiagonal() const {
-  arma::mat D = prob_ % (1.0 - prob_);  // n x m: the diagonal of each sample's block
-  D.each_col() %= c_;
+  arma::mat D;  // n x m: the diagonal of each sample's block
+  if (m_ == 1) {
+    D = curv_;
+  } else {
+    D = prob_ % (1.0 - prob_);
+    D.each_col() %= c_;
+  }
   arma::mat diag(n_rows(), m_);
   arma::mat zz(d_, m_, arma::fill::zeros);
   // Σ_i D_ik z_ij², by row blocks so no squared copy of Z is ever whole.

@@ -86,6 +86,8 @@ class LogisticObjective {
   double lambda_;
   bool intercept_;
   arma::mat prob_;  // n x m at the curvature point: σ(s) (binary) or softmax rows
+  arma::vec curv_;  // binary: c_i σ(s_i) σ(-s_i), the Hessian's weights, without cancellation
+  mutable arma::mat work_;  // n x m buffer of HessianVector, allocated once
   // Scores of the last Evaluate: the trust-region method evaluates f at a trial
   // point and then, if it accepts it, the gradient there; this saves that pass.
   mutable arma::mat cached_theta_, cached_scores_;
