@@ -165,19 +165,23 @@ void setup_logreg(CLI::App& app) {
       ->check(positive_integer())
       ->capture_default_str();
   fit->add_flag("--no-intercept", fit_opt->no_intercept, "Fit no intercept");
-  fit->add_option("--kernel", fit_opt->kernel,
+  auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
                   "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential")
       ->check(CLI::IsMember({"rbf", "poly", "laplacian", "sigmoid", "linear", "exponential"}));
   auto* gamma = fit->add_option("--gamma", fit_opt->params.kernel.gamma,
                                 "Kernel gamma (default: 1 / n_features)")
-                    ->check(positive());
+                    ->check(positive())
+                    ->needs(kernel);
   fit->add_option("--sigma", fit_opt->params.kernel.sigma, "Kernel width: rbf gamma = 1/(2 sigma^2)")
       ->check(positive())
-      ->excludes(gamma);
+      ->excludes(gamma)
+      ->needs(kernel);
   fit->add_option("--degree", fit_opt->params.kernel.degree, "poly kernel degree")
       ->check(non_negative())
+      ->needs(kernel)
       ->capture_default_str();
   fit->add_option("--coef0", fit_opt->params.kernel.coef0, "poly and sigmoid kernel offset")
+      ->needs(kernel)
       ->capture_default_str();
   fit->callback([fit_opt] { run_fit(*fit_opt); });
 

@@ -87,6 +87,7 @@ expect_error 2 "lambda" "negative lambda" "$MLT" logreg fit "$DATA/iris.csv" --l
 expect_error 2 "multiclass" "unknown multiclass" "$MLT" logreg fit "$DATA/iris.csv" --multiclass foo -o x.lr
 expect_error 2 "max-iter" "max-iter 0" "$MLT" logreg fit "$DATA/iris.csv" --max-iter 0 -o x.lr
 expect_error 2 "excludes" "gamma and sigma" "$MLT" logreg fit "$DATA/iris.csv" --kernel rbf --gamma 1 --sigma 1 -o x.lr
+expect_error 2 "requires --kernel" "kernel flag without --kernel" "$MLT" logreg fit "$DATA/iris.csv" --gamma 1 -o x.lr
 expect_error 2 "kernel" "unknown kernel" "$MLT" logreg fit "$DATA/iris.csv" --kernel cubic -o x.lr
 expect_status 0 "pca model" "$MLT" pca fit "$DATA/iris.csv" --ignore species -o iris.pca
 expect_error 65 "pca" "model of another kind" "$MLT" logreg predict iris.pca "$DATA/iris.csv"
