@@ -1,0 +1,204 @@
+// mlt logreg fit | predict | score
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/io/csv.hpp"
+#include "mlt/io/file.hpp"
+#include "mlt/logreg.hpp"
+
+namespace mlt::app {
+namespace {
+
+struct FitOptions {
+  DataOptions data;
+  std::string output;
+  std::string target;
+  std::string multiclass = "multinomial";
+  std::string class_weight = "none";
+  std::string kernel;  // "" linear
+  bool no_intercept = false;
+  LogReg::Params params;
+};
+
+struct ApplyOptions {
+  std::string model;
+  DataOptions data;
+  std::string output = "-";
+  bool proba = false;
+  bool json = false;
+};
+
+// A fixed-width table of the coefficients, for `mlt info` (stored as a string in the
+// model's "info" header section, which info prints verbatim).
+std::string coefficient_table(const LogReg& m, const Names& classes, const Names& features) {
+  Names rows;
+  if (m.n_classes() == 2) rows = {classes[1]};
+  else rows = classes;
+  Names cols = {"class"};
+  if (m.params().fit_intercept) cols.push_back("(intercept)");
+  cols.insert(cols.end(), features.begin(), features.end());
+  std::vector<std::vector<std::string>> cells = {cols};
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::vector<std::string> row = {rows[k]};
+    auto cell = [](double v) {
+      std::string s;
+      io::append_number(s, v);
+      return s;
+    };
+    if (m.params().fit_intercept) row.push_back(cell(m.intercept()[k]));
+    for (std::size_t j = 0; j < features.size(); ++j) row.push_back(cell(m.coef()(k, j)));
+    cells.push_back(row);
+  }
+  std::vector<std::size_t> width(cols.size(), 0);
+  for (const auto& r : cells)
+    for (std::size_t j = 0; j < r.size(); ++j) width[j] = std::max(width[j], r[j].size());
+  std::string out = m.n_classes() == 2 ? "log-odds of class " + classes[1] : "softmax scores per class";
+  if (m.params().standardize) out += ", per standardized feature";
+  out += "\n";
+  for (const auto& r : cells) {
+    out += "   ";
+    for (std::size_t j = 0; j < r.size(); ++j) out += " " + r[j] + std::string(width[j] - r[j].size(), ' ');
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  }
+  out.pop_back();
+  return out;
+}
+
+void run_fit(FitOptions opt) {
+  refuse_overwrite(opt.output, {opt.data.path});
+  opt.params.multiclass = parse_multiclass(opt.multiclass);
+  opt.params.balanced = opt.class_weight == "balanced";
+  opt.params.fit_intercept = !opt.no_intercept;
+  if (!opt.kernel.empty()) {
+    opt.params.kernelized = true;
+    opt.params.kernel.type = parse_kernel_type(opt.kernel);
+  }
+  const ClassificationData data = read_classification_data(opt.data, opt.target);
+  LogReg model(opt.params);
+  model.fit(data.table.X, data.y, data.encoder.n_classes());
+  io::ModelWriter writer(LogReg::kind);
+  model.save(writer);
+  const Names& classes = data.encoder.classes();
+  if (!opt.params.kernelized)
+    writer.header()["info"] = {{"coefficients", coefficient_table(model, classes, data.table.feature_names)}};
+  write_model(opt.output, writer, {data.table.feature_names, data.table.had_header, data.target, {}, classes},
+              data.table);
+  const auto& fitted = writer.header()["fitted"];
+  note("logreg: " + std::to_string(classes.size()) + " classes, " +
+       std::to_string(fitted["iterations"].get<std::size_t>()) + " Newton iterations, objective " +
+       std::to_string(fitted["objective"].get<double>()) + ", training accuracy " +
+       std::to_string(model.score(data.table.X, data.y)));
+}
+
+void run_predict(const ApplyOptions& opt) {
+  refuse_overwrite(opt.output, {opt.data.path, opt.model});
+  const LoadedModel loaded = read_model(opt.model, LogReg::kind);
+  const LogReg model = LogReg::load(loaded.reader);
+  const DataSchema& schema = loaded.schema;
+  if (schema.classes.size() != model.n_classes()) loaded.reader.fail("class names do not match n_classes");
+  const io::Table data = read_data_for(schema, opt.data);
+  const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
+  if (opt.proba) {
+    const arma::mat P = model.predict_proba(data.X);
+    write_csv(opt.output, {{schema.target}, {&labels}, schema.classes, &P});
+  } else {
+    write_csv(opt.output, {{schema.target}, {&labels}, {}, nullptr});
+  }
+}
+
+void run_score(const ApplyOptions& opt) {
+  const LoadedModel loaded = read_model(opt.model, LogReg::kind);
+  const LogReg model = LogReg::load(loaded.reader);
+  const DataSchema& schema = loaded.schema;
+  if (schema.classes.size() != model.n_classes()) loaded.reader.fail("class names do not match n_classes");
+  const io::Table data = read_data_for(schema, opt.data, {schema.target});
+  const Labels y = class_truth(data, schema);
+  const Labels pred = model.predict(data.X);
+  const arma::mat P = model.predict_proba(data.X);
+  nlohmann::json extra;
+  const auto scores = classification_scores(y, pred, &P, schema.classes, extra);
+  print_scores(scores, opt.json, extra);
+  if (!opt.json) {
+    io::OutputFile out("-");
+    out.write(confusion_text(y, pred, schema.classes));
+    out.commit();
+  }
+}
+
+}  // namespace
+
+void setup_logreg(CLI::App& app) {
+  auto* lr = app.add_subcommand("logreg", "Logistic regression (binary, multinomial, one-vs-rest, kernelized)");
+  lr->require_subcommand(1);
+  lr->footer(
+      "Examples:\n"
+      "  mlt logreg fit data/iris.csv --target species --standardize -o iris.logreg\n"
+      "  mlt logreg predict iris.logreg data/iris.csv --proba > predictions.csv\n"
+      "  mlt logreg score iris.logreg data/iris.csv\n"
+      "  mlt logreg fit data/wine.csv --kernel rbf --gamma 0.1 --lambda 0.1 --standardize -o wine.logreg");
+
+  auto fit_opt = std::make_shared<FitOptions>();
+  auto* fit = lr->add_subcommand("fit", "Fit a logistic regression to DATA and save it as a model");
+  add_data_options(fit, fit_opt->data);
+  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
+  fit->add_option("--target", fit_opt->target, "Class label column (default: the last column)");
+  fit->add_option("--lambda", fit_opt->params.lambda,
+                  "L2 penalty (lambda/2)||W||^2 on the weights, intercepts unpenalized (scikit-learn's C = 1/lambda)")
+      ->check(non_negative())
+      ->capture_default_str();
+  fit->add_flag("--standardize", fit_opt->params.standardize, "Standardize the features first (fitted on DATA)");
+  fit->add_option("--class-weight", fit_opt->class_weight,
+                  "none, or balanced: weigh each sample by n / (n_classes * n_its_class)")
+      ->check(CLI::IsMember({"none", "balanced"}))
+      ->capture_default_str();
+  fit->add_option("--multiclass", fit_opt->multiclass,
+                  "More than two classes: multinomial (softmax) or ovr (one-vs-rest)")
+      ->check(CLI::IsMember({"multinomial", "ovr"}))
+      ->capture_default_str();
+  fit->add_option("--tol", fit_opt->params.tol, "Stop when ||gradient|| <= tol * ||gradient at 0||")
+      ->check(positive())
+      ->capture_default_str();
+  fit->add_option("--max-iter", fit_opt->params.max_iter, "Newton iterations at most (per class with ovr)")
+      ->check(positive_integer())
+      ->capture_default_str();
+  fit->add_flag("--no-intercept", fit_opt->no_intercept, "Fit no intercept");
+  auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
+                  "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential")
+      ->check(CLI::IsMember({"rbf", "poly", "laplacian", "sigmoid", "linear", "exponential"}));
+  auto* gamma = fit->add_option("--gamma", fit_opt->params.kernel.gamma,
+                                "Kernel gamma (default: 1 / n_features)")
+                    ->check(positive())
+                    ->needs(kernel);
+  fit->add_option("--sigma", fit_opt->params.kernel.sigma, "Kernel width: rbf gamma = 1/(2 sigma^2)")
+      ->check(positive())
+      ->excludes(gamma)
+      ->needs(kernel);
+  fit->add_option("--degree", fit_opt->params.kernel.degree, "poly kernel degree")
+      ->check(non_negative())
+      ->needs(kernel)
+      ->capture_default_str();
+  fit->add_option("--coef0", fit_opt->params.kernel.coef0, "poly and sigmoid kernel offset")
+      ->needs(kernel)
+      ->capture_default_str();
+  fit->callback([fit_opt] { run_fit(*fit_opt); });
+
+  auto pr_opt = std::make_shared<ApplyOptions>();
+  auto* pr = lr->add_subcommand("predict", "Predict the class of each row of DATA");
+  pr->add_option("model", pr_opt->model, "Model file from mlt logreg fit")->required();
+  add_data_options(pr, pr_opt->data);
+  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
+  pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after the class");
+  pr->callback([pr_opt] { run_predict(*pr_opt); });
+
+  auto sc_opt = std::make_shared<ApplyOptions>();
+  auto* sc = lr->add_subcommand("score", "Accuracy, balanced accuracy, macro F1, log loss and confusion matrix on DATA");
+  sc->add_option("model", sc_opt->model, "Model file from mlt logreg fit")->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt] { run_score(*sc_opt); });
+}
+
+}  // namespace mlt::app

@@ -1,0 +1,155 @@
+// Logistic regression, linear and kernelized: L2-penalized binary logistic loss,
+// multinomial (softmax) cross-entropy, or one-vs-rest, fitted by trust-region
+// Newton-CG (LIBLINEAR's TRON). See logreg.cpp for the objective and references.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+#include "mlt/io/model_file.hpp"
+#include "mlt/kernel.hpp"
+#include "mlt/standardizer.hpp"
+
+namespace mlt {
+
+enum class MultiClass {
+  multinomial,  // one softmax over K classes (K x p weights); the default
+  ovr,          // K independent binary problems, probabilities normalized (scikit-learn's "ovr")
+};
+MultiClass parse_multiclass(const std::string& name);  // UsageError if unknown
+std::string multiclass_name(MultiClass m);
+
+struct LogRegParams {
+  double lambda = 1.0;         // L2 penalty (λ/2)‖W‖² on the weights, >= 0; scikit-learn's C = 1/λ.
+                               // Intercepts are not penalized.
+  bool fit_intercept = true;
+  bool standardize = false;    // fit a Standardizer on X inside fit()
+  bool balanced = false;       // class_weight="balanced": sample i weighs n / (K n_{y_i})
+  MultiClass multiclass = MultiClass::multinomial;  // for K > 2; two classes are always binary
+  double tol = 1e-6;           // stop when ‖∇f(θ)‖₂ <= tol ‖∇f(0)‖₂ (LIBLINEAR's test)
+  std::size_t max_iter = 100;  // Newton (outer) iterations per problem
+  bool kernelized = false;     // kernel logistic regression with `kernel`
+  KernelParams kernel;
+};
+
+// How one optimization went (one per binary problem under ovr, else one).
+struct LogRegFitInfo {
+  std::size_t iterations = 0;   // accepted Newton steps
+  std::size_t cg_iterations = 0;
+  double objective = 0;         // final f(θ) (in the standardized space, with class weights)
+  double gradient_norm = 0;     // final ‖∇f(θ)‖₂
+  double initial_gradient_norm = 0;
+  bool converged = false;
+  std::string stop;             // why it stopped ("gradient", "max_iter", ...)
+};
+
+// The penalized objective as an ensmallen-style function of the parameters θ:
+//
+//   f(θ) = Σ_i c_i ℓ(s_i, y_i) + (λ/2) Σ_k w_kᵀ P w_k,   s_i = z_iᵀ W + bᵀ  (1 x m)
+//
+// Z: n x d design matrix (the data X, or the Gram matrix K for kernel logistic
+// regression), P: d x d penalty matrix (identity, or K), c: n sample weights.
+// θ is (d + 1) x m with the intercepts b in the last row (d x m without intercept).
+// Binary (n_classes = 2): m = 1, ℓ(s, y) = log(1 + e^s) - [y = 1] s (class 1 positive).
+// Multinomial: m = K, ℓ(s, y) = log Σ_k e^{s_k} - s_y, by log-sum-exp.
+// The Hessian-vector product is taken at the point of the last EvaluateWithGradient
+// (it keeps the probabilities there), as LIBLINEAR's grad()/Hv().
+class LogisticObjective {
+ public:
+  LogisticObjective(const arma::mat& Z, const Labels& y, std::size_t n_classes, const arma::vec& weights,
+                    double lambda, bool fit_intercept, const arma::mat* penalty = nullptr);
+
+  arma::uword n_rows() const { return d_ + (intercept_ ? 1 : 0); }  // rows of θ
+  arma::uword n_outputs() const { return m_; }                      // columns of θ
+
+  double Evaluate(const arma::mat& theta) const;
+  void Gradient(const arma::mat& theta, arma::mat& gradient);
+  double EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient);
+  // H v at the last EvaluateWithGradient point; v and hv have θ's shape.
+  void HessianVector(const arma::mat& v, arma::mat& hv) const;
+  // diag(H) at the same point, θ's shape (for the CG preconditioner).
+  arma::mat HessianDiagonal() const;
+
+  // Scores S = Z W + 1 bᵀ: n x m.
+  arma::mat Scores(const arma::mat& theta) const;
+
+ private:
+  arma::mat penalty_times(const arma::mat& W) const;  // P W
+
+  const arma::mat& Z_;
+  const Labels& y_;
+  const arma::vec& c_;
+  const arma::mat* P_;
+  arma::uword d_, m_;
+  double lambda_;
+  bool intercept_;
+  arma::mat prob_;  // n x m at the curvature point: σ(s) (binary) or softmax rows
+  arma::vec curv_;  // binary: c_i σ(s_i) σ(-s_i), the Hessian's weights, without cancellation
+  mutable arma::mat work_;  // n x m buffer of HessianVector, allocated once
+  // Scores of the last Evaluate: the trust-region method evaluates f at a trial
+  // point and then, if it accepts it, the gradient there; this saves that pass.
+  mutable arma::mat cached_theta_, cached_scores_;
+};
+
+// Trust-region Newton with (preconditioned) conjugate gradients, minimizing `f` from
+// θ (in: start, out: solution). Stops when ‖∇f‖ <= tol ‖∇f(θ₀)‖, after max_iter
+// accepted steps, or when no further decrease is representable.
+LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double tol, std::size_t max_iter);
+
+class LogReg {
+ public:
+  using Params = LogRegParams;
+  static constexpr const char* kind = "logreg";
+
+  explicit LogReg(Params params = {}) : params_(params) {}
+
+  // X: n x p; y: class indices below n_classes (0: max(y) + 1), every class present.
+  // Throws UsageError for invalid params, DataError for unusable data ("only one class").
+  // Warns (mlt::warn) when an optimization stops before its gradient test, and when
+  // λ = 0 meets perfectly separable classes (the optimum is at infinity).
+  LogReg& fit(const arma::mat& X, const Labels& y, std::size_t n_classes = 0);
+  // X: m x p -> class indices (m); ties go to the lower class index.
+  Labels predict(const arma::mat& X) const;
+  // X: m x p -> probabilities m x K, rows summing to 1.
+  arma::mat predict_proba(const arma::mat& X) const;
+  // X: m x p -> scores m x n_outputs (1 for two classes: the positive class's log-odds).
+  arma::mat decision_function(const arma::mat& X) const;
+  // Accuracy (higher is better).
+  double score(const arma::mat& X, const Labels& y) const;
+
+  bool is_fitted() const { return n_classes_ != 0; }
+  std::size_t n_features() const { return n_features_; }
+  std::size_t n_classes() const { return n_classes_; }
+  std::size_t n_outputs() const { return coef_.n_rows; }
+  const Params& params() const { return params_; }
+
+  // Linear models: n_outputs x p weights (row k: class k, or the positive class when
+  // binary) in the space the model was fitted in (standardized if so).
+  const arma::mat& coef() const { return coef_; }
+  const arma::vec& intercept() const { return intercept_; }  // n_outputs
+  // Kernel models: n_train x n_outputs dual coefficients q.
+  const arma::mat& dual_coef() const { return dual_coef_; }
+  const std::vector<LogRegFitInfo>& fit_info() const { return fit_info_; }
+  const Standardizer& scaler() const { return scaler_; }
+
+  void save(io::ModelWriter& out) const;
+  static LogReg load(const io::ModelReader& in);
+
+ private:
+  void require_fitted() const;
+
+  Params params_;
+  std::size_t n_features_ = 0;
+  std::size_t n_classes_ = 0;
+  Standardizer scaler_;
+  Kernel kernel_;
+  arma::mat train_;      // kernel models: the (standardized) training rows, n x p
+  arma::mat coef_;       // n_outputs x p (linear)
+  arma::mat dual_coef_;  // n x n_outputs (kernel)
+  arma::vec intercept_;  // n_outputs
+  std::vector<LogRegFitInfo> fit_info_;
+};
+
+}  // namespace mlt

@@ -1,0 +1,301 @@
+// Logistic regression against scikit-learn and SciPy (fixtures made by
+// scripts/fixtures/logreg.py), the objective's derivatives against finite differences,
+// and the numerical hazards of BAD-INPUTS.md D.37-38.
+#include "mlt/logreg.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
+#include "mlt/io/csv.hpp"
+#include "mlt/labels.hpp"
+
+namespace {
+
+std::string source_path(const std::string& relative) { return std::string(MLT_SOURCE_DIR) + "/" + relative; }
+
+// A headerless CSV of numbers.
+arma::mat read_numbers(const std::string& path, bool header) {
+  mlt::io::CsvOptions o;
+  o.header = header;
+  return mlt::io::read_csv(path, o, {}).X;
+}
+
+mlt::Names header_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, cell;
+  std::getline(in, line);
+  mlt::Names names;
+  std::stringstream s(line);
+  while (std::getline(s, cell, ',')) names.push_back(cell);
+  return names;
+}
+
+// Collects mlt::warn() messages while alive.
+struct WarningCatcher {
+  std::vector<std::string> messages;
+  WarningCatcher() {
+    mlt::set_log_function([this](const std::string& m) { messages.push_back(m); });
+  }
+  ~WarningCatcher() { mlt::set_log_function({}); }
+  bool any_contains(const std::string& s) const {
+    for (const auto& m : messages)
+      if (m.find(s) != std::string::npos) return true;
+    return false;
+  }
+};
+
+struct Case {
+  const char* name;
+  const char* target;
+  double lambda;
+  mlt::MultiClass multiclass = mlt::MultiClass::multinomial;
+  bool balanced = false;
+  double rbf_gamma = 0;  // > 0: kernel logistic regression, rbf
+};
+
+arma::mat random_matrix(arma::uword n, arma::uword p, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  arma::mat X(n, p);
+  for (auto& v : X) v = static_cast<double>(g() >> 11) * 0x1.0p-53 * 2 - 1;
+  return X;
+}
+
+}  // namespace
+
+TEST_CASE("logreg equals scikit-learn's newton-cg optimum: probabilities to 1e-5, coefficients to 1e-4") {
+  using mlt::MultiClass;
+  const Case cases[] = {
+      {"iris_binary", "species", 1.0},
+      {"iris_setosa", "species", 0.1},
+      {"iris_multinomial", "species", 1.0},
+      {"iris_multinomial_small_lambda", "species", 0.01},
+      {"iris_ovr", "species", 0.1, MultiClass::ovr},
+      {"wine_binary", "cultivar", 0.5},
+      {"wine_multinomial", "cultivar", 1.0},
+      {"wine_balanced", "cultivar", 2.0, MultiClass::multinomial, true},
+      {"wine_ovr_balanced", "cultivar", 1.0, MultiClass::ovr, true},
+      // SciPy trust-exact on the kernel objective (no scikit-learn counterpart).
+      {"iris_binary_rbf", "species", 0.1, MultiClass::multinomial, false, 0.5},
+      {"iris_multinomial_rbf", "species", 1.0, MultiClass::multinomial, false, 0.25},
+  };
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    const std::string base = source_path(std::string("tests/fixtures/logreg/") + c.name);
+    mlt::io::ColumnSelection sel;
+    sel.text = {c.target};
+    const auto data = mlt::io::read_csv(base + "_data.csv", {}, sel);
+    mlt::LabelEncoder enc;
+    const mlt::Labels y = enc.fit_encode(data.text[0].values);
+    CHECK(enc.classes() == header_of(base + "_proba.csv"));
+
+    mlt::LogRegParams p;
+    p.lambda = c.lambda;
+    p.standardize = true;
+    p.multiclass = c.multiclass;
+    p.balanced = c.balanced;
+    p.tol = 1e-10;
+    if (c.rbf_gamma > 0) {
+      p.tol = 1e-8;  // the Gram matrix's conditioning puts the gradient's rounding floor near 1e-10
+      p.kernelized = true;
+      p.kernel.type = mlt::KernelType::rbf;
+      p.kernel.gamma = c.rbf_gamma;
+    }
+    mlt::LogReg m(p);
+    m.fit(data.X, y, enc.n_classes());
+    for (const auto& fi : m.fit_info()) CHECK(fi.converged);
+
+    const arma::mat proba = m.predict_proba(data.X);
+    const arma::mat ref_proba = read_numbers(base + "_proba.csv", true);
+    REQUIRE(proba.n_rows == ref_proba.n_rows);
+    REQUIRE(proba.n_cols == ref_proba.n_cols);
+    CHECK(arma::abs(proba - ref_proba).max() < 1e-5);
+    MESSAGE(name << ": max |proba - reference| = " << arma::abs(proba - ref_proba).max());
+
+    if (c.rbf_gamma == 0) {
+      const arma::mat ref_coef = read_numbers(base + "_coef.csv", false);  // intercept, weights
+      REQUIRE(ref_coef.n_rows == m.n_outputs());
+      CHECK(arma::abs(m.intercept() - ref_coef.col(0)).max() < 1e-4);
+      CHECK(arma::abs(m.coef() - ref_coef.cols(1, ref_coef.n_cols - 1)).max() < 1e-4);
+      MESSAGE(name << ": max |coef - reference| = " << arma::abs(m.coef() - ref_coef.cols(1, ref_coef.n_cols - 1)).max());
+    }
+  }
+}
+
+TEST_CASE("logistic objective: gradient and Hessian-vector products match finite differences") {
+  const arma::uword n = 40, p = 5;
+  const arma::mat X = random_matrix(n, p, 7) * 3;
+  const arma::mat Kgram = arma::exp(-0.3 * (arma::repmat(arma::sum(arma::square(X), 1), 1, n) +
+                                           arma::repmat(arma::sum(arma::square(X), 1).t(), n, 1) - 2 * X * X.t()));
+  mlt::Labels y(n);
+  for (arma::uword i = 0; i < n; ++i) y[i] = i % 3;
+  mlt::Labels y2 = y;
+  for (auto& v : y2) v = v == 2 ? 1 : v;
+  arma::vec c(n);
+  for (arma::uword i = 0; i < n; ++i) c[i] = 0.5 + double(i % 4) / 3;
+
+  struct Setup {
+    const char* what;
+    const arma::mat* Z;
+    const mlt::Labels* y;
+    std::size_t K;
+    const arma::mat* P;
+    bool intercept;
+  };
+  const Setup setups[] = {{"binary", &X, &y2, 2, nullptr, true},
+                          {"binary, no intercept", &X, &y2, 2, nullptr, false},
+                          {"multinomial", &X, &y, 3, nullptr, true},
+                          {"kernel multinomial", &Kgram, &y, 3, &Kgram, true},
+                          {"kernel binary", &Kgram, &y2, 2, &Kgram, true}};
+  for (const auto& s : setups) {
+    CAPTURE(s.what);
+    mlt::LogisticObjective f(*s.Z, *s.y, s.K, c, 0.7, s.intercept, s.P);
+    arma::mat theta = random_matrix(f.n_rows(), f.n_outputs(), 11);
+    arma::mat g;
+    const double f0 = f.EvaluateWithGradient(theta, g);
+    CHECK(f0 == doctest::Approx(f.Evaluate(theta)).epsilon(1e-14));
+    const double h = 1e-6;
+    arma::mat fd(arma::size(theta));
+    for (arma::uword k = 0; k < theta.n_elem; ++k) {
+      arma::mat tp = theta, tm = theta;
+      tp[k] += h;
+      tm[k] -= h;
+      fd[k] = (f.Evaluate(tp) - f.Evaluate(tm)) / (2 * h);
+    }
+    CHECK(arma::abs(fd - g).max() / std::max(1.0, arma::abs(g).max()) < 1e-6);
+
+    // H v against the difference of gradients along v.
+    const arma::mat v = random_matrix(f.n_rows(), f.n_outputs(), 13);
+    arma::mat hv, gp, gm;
+    f.EvaluateWithGradient(theta, g);
+    f.HessianVector(v, hv);
+    const arma::mat diag = f.HessianDiagonal();
+    mlt::LogisticObjective f2(*s.Z, *s.y, s.K, c, 0.7, s.intercept, s.P);
+    f2.EvaluateWithGradient(theta + h * v, gp);
+    f2.EvaluateWithGradient(theta - h * v, gm);
+    const arma::mat fd_hv = (gp - gm) / (2 * h);
+    CHECK(arma::abs(fd_hv - hv).max() / std::max(1.0, arma::abs(hv).max()) < 1e-6);
+    // The diagonal: e_k' H e_k for a few k.
+    for (arma::uword k = 0; k < theta.n_elem; k += 7) {
+      arma::mat e(arma::size(theta), arma::fill::zeros), he;
+      e[k] = 1;
+      f.HessianVector(e, he);
+      CHECK(diag[k] == doctest::Approx(he[k]).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("lambda = 0 on separable classes: finite weights, a warning, probabilities in [0, 1]") {
+  // Two clusters far apart: perfectly separable.
+  arma::mat X = random_matrix(60, 2, 3);
+  mlt::Labels y(60);
+  for (arma::uword i = 0; i < 60; ++i) {
+    y[i] = i < 30 ? 0 : 1;
+    X(i, 0) += y[i] ? 3 : -3;
+  }
+  for (std::size_t K : {2, 3}) {
+    CAPTURE(K);
+    if (K == 3)
+      for (arma::uword i = 40; i < 60; ++i) {
+        y[i] = 2;
+        X(i, 1) += 6;
+      }
+    WarningCatcher warnings;
+    mlt::LogRegParams p;
+    p.lambda = 0;
+    p.max_iter = 50;
+    mlt::LogReg m(p);
+    m.fit(X, y);
+    CHECK(m.coef().is_finite());
+    CHECK(m.intercept().is_finite());
+    CHECK(warnings.any_contains("perfectly separated"));
+    const arma::mat P = m.predict_proba(X);
+    CHECK(P.is_finite());
+    CHECK(P.min() >= 0);
+    CHECK(P.max() <= 1);
+    CHECK(arma::all(m.predict(X) == y));
+    CHECK(std::isfinite(m.fit_info().front().objective));
+  }
+}
+
+TEST_CASE("features around 1e6 do not overflow; softmax rows sum to 1 within 1e-12") {
+  arma::mat X = random_matrix(90, 3, 5) * 1e6;
+  mlt::Labels y(90);
+  for (arma::uword i = 0; i < 90; ++i) y[i] = X(i, 0) > 3e5 ? 2 : (X(i, 1) > 0 ? 1 : 0);
+  for (auto mc : {mlt::MultiClass::multinomial, mlt::MultiClass::ovr}) {
+    WarningCatcher warnings;  // a warning about convergence is allowed; NaN is not
+    mlt::LogRegParams p;
+    p.lambda = 1e-3;
+    p.multiclass = mc;
+    mlt::LogReg m(p);
+    m.fit(X, y);
+    CHECK(m.coef().is_finite());
+    const arma::mat P = m.predict_proba(X * 10);  // scores far beyond exp's range
+    CHECK(P.is_finite());
+    CHECK(arma::abs(arma::sum(P, 1) - 1).max() <= 1e-12);
+    CHECK(m.score(X, y) > 0.9);
+  }
+  // Binary probabilities are complementary without cancellation.
+  mlt::Labels y2 = arma::conv_to<mlt::Labels>::from(y == 2);
+  mlt::LogReg b;
+  b.fit(X, y2);
+  const arma::mat P = b.predict_proba(X * 1e3);
+  CHECK(P.is_finite());
+  CHECK(arma::abs(arma::sum(P, 1) - 1).max() <= 1e-12);
+}
+
+TEST_CASE("kernel logistic regression with the linear kernel equals the linear model") {
+  const arma::mat X = random_matrix(50, 4, 9);
+  mlt::Labels y(50);
+  for (arma::uword i = 0; i < 50; ++i) y[i] = X(i, 0) + 0.5 * X(i, 1) + 0.3 * std::sin(7.0 * i) > 0 ? (i % 2 ? 2 : 1) : 0;
+  mlt::LogRegParams p;
+  p.lambda = 0.5;
+  p.tol = 1e-10;
+  mlt::LogReg linear(p);
+  linear.fit(X, y);
+  p.kernelized = true;
+  p.kernel.type = mlt::KernelType::linear;
+  mlt::LogReg kernel(p);
+  kernel.fit(X, y);
+  CHECK(arma::abs(linear.predict_proba(X) - kernel.predict_proba(X)).max() < 1e-7);
+  // w = Xᵀ q.
+  CHECK(arma::abs(linear.coef() - (X.t() * kernel.dual_coef()).t()).max() < 1e-6);
+}
+
+TEST_CASE("logreg: bad parameters and data, save/load, refit starts over") {
+  const arma::mat X = random_matrix(30, 3, 2);
+  mlt::Labels y(30, arma::fill::zeros);
+  CHECK_THROWS_WITH_AS(mlt::LogReg().fit(X, y), doctest::Contains("only one class"), mlt::DataError);
+  for (arma::uword i = 0; i < 30; ++i) y[i] = X(i, 0) > 0 ? 1 : 0;
+  mlt::LogRegParams bad;
+  bad.lambda = -1;
+  CHECK_THROWS_AS(mlt::LogReg(bad).fit(X, y), mlt::UsageError);
+  CHECK_THROWS_AS(mlt::LogReg().fit(X, y, 3), mlt::DataError);  // class 2 has no samples
+  CHECK_THROWS_AS(mlt::LogReg().predict(X), mlt::Error);         // not fitted
+
+  for (bool kernelized : {false, true}) {
+    CAPTURE(kernelized);
+    mlt::LogRegParams p;
+    p.standardize = true;
+    p.kernelized = kernelized;
+    p.balanced = true;
+    mlt::LogReg m(p);
+    m.fit(X, y);
+    CHECK_THROWS_AS(m.predict(X.cols(0, 1)), mlt::DataError);
+    mlt::io::ModelWriter w(mlt::LogReg::kind);
+    m.save(w);
+    const auto r = mlt::io::ModelReader::parse(w.bytes(), "test");
+    const mlt::LogReg back = mlt::LogReg::load(r);
+    CHECK(arma::all(arma::vectorise(back.predict_proba(X) == m.predict_proba(X))));
+    // Fitting again on other data forgets the first fit.
+    mlt::LogReg twice(p);
+    twice.fit(X * 2 + 1, 1 - y);
+    twice.fit(X, y);
+    CHECK(arma::all(arma::vectorise(twice.predict_proba(X) == m.predict_proba(X))));
+  }
+}
