@@ -9,5 +9,6 @@ namespace mlt::app {
 void setup_pca(CLI::App& app);
 void setup_info(CLI::App& app);
 void setup_split(CLI::App& app);
+void setup_knn(CLI::App& app);
 
 }  // namespace mlt::app
