@@ -18,6 +18,8 @@ struct FitOptions {
   std::string weights = "uniform";
   std::string metric = "euclidean";
   std::string algorithm = "auto";
+  std::string kernel;  // "" : the metric
+  KernelParams kernel_params;
 };
 
 struct PredictOptions {
@@ -39,6 +41,10 @@ void run_fit(FitOptions opt) {
   opt.params.weights = parse_knn_weights(opt.weights);
   opt.params.metric = knn::parse_metric(opt.metric);
   opt.params.algorithm = knn::parse_algorithm(opt.algorithm);
+  if (!opt.kernel.empty()) {
+    opt.kernel_params.type = parse_kernel_type(opt.kernel);
+    opt.params.kernel = opt.kernel_params;
+  }
   Knn model(opt.params);
   io::ModelWriter writer(Knn::kind);
   if (opt.params.regression) {
@@ -156,6 +162,24 @@ void setup_knn(CLI::App& app) {
       ->capture_default_str();
   fit->add_flag("--standardize", fit_opt->params.standardize,
                 "Scale each feature to zero mean and unit variance (fitted on DATA) before measuring distances");
+  auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
+                                 "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of --metric: "
+                                 "linear, poly, rbf, laplacian, exponential or sigmoid (brute-force search)")
+                     ->check(CLI::IsMember({"linear", "poly", "rbf", "laplacian", "exponential", "sigmoid"}));
+  fit->add_option("--gamma", fit_opt->kernel_params.gamma, "Kernel gamma (default: 1 / n_features)")
+      ->check(positive())
+      ->needs(kernel);
+  fit->add_option("--sigma", fit_opt->kernel_params.sigma,
+                  "Kernel width instead of gamma (rbf: gamma = 1 / (2 sigma^2); exponential: exp(-d / sigma))")
+      ->check(positive())
+      ->needs(kernel);
+  fit->add_option("--degree", fit_opt->kernel_params.degree, "Degree of the poly kernel")
+      ->check(non_negative())
+      ->capture_default_str()
+      ->needs(kernel);
+  fit->add_option("--coef0", fit_opt->kernel_params.coef0, "Constant of the poly and sigmoid kernels")
+      ->capture_default_str()
+      ->needs(kernel);
   fit->callback([fit_opt] {
     if (!fit_opt->params.regression && fit_opt->target.size() > 1)
       throw UsageError("a classifier takes one --target column; several need --regression");

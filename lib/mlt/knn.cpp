@@ -10,11 +10,13 @@
 // by d_1 (w_j = d_1 / d_j): equal in effect, and no 1/d overflow for near matches.
 #include "mlt/knn.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/validate.hpp"
+#include "mlt/knn/topk.hpp"
 #include "mlt/metrics.hpp"
 
 namespace mlt {
@@ -41,41 +43,55 @@ void Knn::check_params(std::size_t n) const {
     throw DataError("k=" + std::to_string(params_.k) + " > " + std::to_string(n) + " training samples");
 }
 
-void Knn::build_index() { index_ = knn::SearchIndex(X_, params_.metric, params_.algorithm); }
+void Knn::build_index() {
+  if (params_.kernel) {
+    kernel_diag_ = kernel_.diagonal(X_);
+    if (!kernel_diag_.is_finite()) throw DataError("kernel values overflow; rescale the data or change the kernel");
+    index_ = knn::SearchIndex();
+  } else {
+    index_ = knn::SearchIndex(X_, params_.metric, params_.algorithm);
+  }
+}
+
+void Knn::fit_features(const arma::mat& X) {
+  check_fit_input(X, 1);
+  check_params(X.n_rows);
+  if (params_.kernel) {
+    if (params_.metric != knn::Metric::euclidean)
+      throw UsageError("a kernel distance replaces the metric; give one or the other");
+    if (params_.algorithm == knn::Algorithm::kdtree)
+      throw UsageError("the k-d tree needs a metric; kernel distances are searched by brute force");
+    kernel_ = Kernel(*params_.kernel, X.n_cols);
+  }
+  scaler_ = Standardizer();
+  if (params_.standardize) scaler_.fit(X);
+  X_ = params_.standardize ? scaler_.transform(X) : X;
+  build_index();
+}
 
 Knn& Knn::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
   if (params_.regression) throw UsageError("a kNN regressor needs numeric targets, not class labels");
-  check_fit_input(X, 1);
   check_same_rows(X, y.n_elem, "labels");
-  check_params(X.n_rows);
   const std::size_t needed = y.is_empty() ? 0 : y.max() + 1;
   if (n_classes == 0) n_classes = needed;
   if (needed > n_classes)
     throw DataError("class index " + std::to_string(needed - 1) + " >= n_classes=" + std::to_string(n_classes));
-  scaler_ = Standardizer();
-  if (params_.standardize) scaler_.fit(X);
-  X_ = params_.standardize ? scaler_.transform(X) : X;
+  fit_features(X);
   y_ = y;
   Y_.reset();
   n_classes_ = n_classes;
-  build_index();
   return *this;
 }
 
 Knn& Knn::fit(const arma::mat& X, const arma::mat& Y) {
   if (!params_.regression) throw UsageError("a kNN classifier needs class labels; set regression for numeric targets");
-  check_fit_input(X, 1);
   check_same_rows(X, Y.n_rows, "targets");
   if (Y.n_cols == 0) throw DataError("no target column");
   if (!Y.is_finite()) throw DataError("non-finite value in the targets");
-  check_params(X.n_rows);
-  scaler_ = Standardizer();
-  if (params_.standardize) scaler_.fit(X);
-  X_ = params_.standardize ? scaler_.transform(X) : X;
+  fit_features(X);
   Y_ = Y;
   y_.reset();
   n_classes_ = 0;
-  build_index();
   return *this;
 }
 
@@ -87,7 +103,44 @@ Knn::Neighbors Knn::kneighbors(const arma::mat& X, std::size_t k) const {
   require_fitted();
   check_n_features(n_features(), X);
   if (!X.is_finite()) throw DataError("non-finite value in the data");
-  return index_.search(params_.standardize ? scaler_.transform(X) : X, k ? k : params_.k);
+  const arma::mat Z = params_.standardize ? scaler_.transform(X) : X;
+  if (params_.kernel) return kernel_search(Z, k ? k : params_.k);
+  return index_.search(Z, k ? k : params_.k);
+}
+
+// Brute force over Gram blocks, BLAS owning the cores (our loop is serial). The
+// order is the same total order as the metric search, on the computed d².
+Knn::Neighbors Knn::kernel_search(const arma::mat& Z, std::size_t k) const {
+  if (k == 0) throw UsageError("k must be at least 1");
+  if (k > n_train())
+    throw DataError("k=" + std::to_string(k) + " > " + std::to_string(n_train()) + " training samples");
+  const arma::uword m = Z.n_rows, n = n_train();
+  Neighbors out;
+  out.index.set_size(m, k);
+  out.distance.set_size(m, k);
+  const arma::vec kq = kernel_.diagonal(Z);
+  constexpr arma::uword kQueries = 256, kRows = 2048;
+  std::vector<knn::TopK> tops;
+  for (arma::uword q0 = 0; q0 < m; q0 += kQueries) {
+    const arma::uword q1 = std::min(m, q0 + kQueries);
+    const arma::mat Zb = Z.rows(q0, q1 - 1);
+    tops.assign(q1 - q0, knn::TopK(k));
+    for (arma::uword r0 = 0; r0 < n; r0 += kRows) {
+      const arma::uword r1 = std::min(n, r0 + kRows);
+      const arma::mat G = kernel_.gram(Zb, X_.rows(r0, r1 - 1));  // (q1 - q0) x (r1 - r0)
+      if (!G.is_finite() || !kq.is_finite())
+        throw DataError("kernel values overflow; rescale the data or change the kernel");
+      for (arma::uword j = 0; j < G.n_cols; ++j)
+        for (arma::uword i = 0; i < G.n_rows; ++i) {
+          const double d2 = kq[q0 + i] + kernel_diag_[r0 + j] - 2 * G(i, j);
+          // Rounding (or a kernel that is not positive definite) can leave d² < 0.
+          tops[i].offer(d2 > 0 ? d2 : 0.0, r0 + j);
+        }
+    }
+    for (arma::uword i = 0; i < q1 - q0; ++i) tops[i].write(q0 + i, out);
+  }
+  out.distance = arma::sqrt(out.distance);
+  return out;
 }
 
 std::size_t Knn::resolve_k(const Neighbors& nb, std::size_t k) const {
@@ -195,7 +248,9 @@ void Knn::save(io::ModelWriter& out) const {
                  {"weights", knn_weights_name(params_.weights)},
                  {"metric", knn::metric_name(params_.metric)},
                  {"algorithm", knn::algorithm_name(params_.algorithm)},
-                 {"standardize", params_.standardize}};
+                 {"standardize", params_.standardize},
+                 {"kernel", params_.kernel.has_value()}};
+  if (params_.kernel) kernel_.save(out);
   h["fitted"] = {{"n_features", n_features()},
                  {"n_train", n_train()},
                  {"n_classes", n_classes_},
@@ -220,7 +275,12 @@ Knn Knn::load(const io::ModelReader& in) {
     in.fail(e.what());
   }
   p.standardize = in.get<bool>("/params/standardize");
+  const bool with_kernel = in.get<bool>("/params/kernel");
   Knn model(p);
+  if (with_kernel) {
+    model.kernel_ = Kernel::load(in);
+    model.params_.kernel = model.kernel_.params();
+  }
   const auto p_features = in.get<std::size_t>("/fitted/n_features");
   const auto n = in.get<std::size_t>("/fitted/n_train");
   if (p_features == 0 || n == 0) in.fail("invalid kNN dimensions");

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
+#include "mlt/kernel.hpp"
 #include "mlt/knn/search.hpp"
 #include "mlt/standardizer.hpp"
 
@@ -28,6 +30,9 @@ struct KnnParams {
   knn::Metric metric = knn::Metric::euclidean;
   knn::Algorithm algorithm = knn::Algorithm::automatic;
   bool standardize = false;       // z-score the features (fitted on the training set)
+  // Kernel-induced distance d(x, y)² = k(x, x) + k(y, y) - 2 k(x, y) (lecture notes)
+  // instead of `metric`; searched by brute force over Gram blocks.
+  std::optional<KernelParams> kernel;
 };
 
 class Knn {
@@ -76,7 +81,8 @@ class Knn {
   std::size_t n_classes() const { return n_classes_; }
   std::size_t n_targets() const { return Y_.n_cols; }
   const Params& params() const { return params_; }
-  knn::Algorithm algorithm() const { return index_.algorithm(); }  // resolved
+  // Resolved: brute or kdtree (a kernel distance is always brute force).
+  knn::Algorithm algorithm() const { return params_.kernel ? knn::Algorithm::brute : index_.algorithm(); }
   const arma::mat& training_data() const { return X_; }  // n x p, standardized if so fitted
   const Standardizer& scaler() const { return scaler_; }
 
@@ -89,7 +95,9 @@ class Knn {
   std::size_t resolve_k(const Neighbors& nb, std::size_t k) const;
   // Neighbour weights of query row i (k entries); exact matches take the whole vote.
   void weights(const Neighbors& nb, arma::uword i, std::size_t k, double* w) const;
+  void fit_features(const arma::mat& X);  // validates, standardizes, builds the search
   void build_index();
+  Neighbors kernel_search(const arma::mat& Z, std::size_t k) const;
 
   Params params_;
   Standardizer scaler_;      // fitted only with standardize
@@ -97,7 +105,9 @@ class Knn {
   Labels y_;                 // n class indices (classification)
   arma::mat Y_;              // n x t targets (regression)
   std::size_t n_classes_ = 0;
-  knn::SearchIndex index_;
+  knn::SearchIndex index_;   // metric search (no kernel)
+  Kernel kernel_;            // with a kernel
+  arma::vec kernel_diag_;    // n: k(x_i, x_i) of the training rows
 };
 
 }  // namespace mlt

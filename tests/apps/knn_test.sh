@@ -74,6 +74,16 @@ mean = sum(float(rows[i - 1][-1]) for i in nb) / 10
 assert abs(pred - mean) < 1e-9 * mean, (pred, mean)
 " <<<"$out"
 
+# Kernel-induced distance: rbf is monotone in the Euclidean distance, so the
+# neighbours are the Euclidean ones (standardized wine has no near ties at k = 7).
+"$MLT" knn fit "$DATA/wine.csv" --target cultivar -k 7 --standardize -o euclid.knn 2>/dev/null
+expect_status 0 "fit --kernel rbf" "$MLT" knn fit "$DATA/wine.csv" --target cultivar -k 7 --standardize --kernel rbf --gamma 0.1 -o rbf.knn
+"$MLT" knn predict euclid.knn "$DATA/wine.csv" --neighbors | cut -d, -f1-8 > euclid.csv
+"$MLT" knn predict rbf.knn "$DATA/wine.csv" --neighbors | cut -d, -f1-8 > rbf.csv
+check "rbf kernel neighbours = euclidean neighbours" cmp -s euclid.csv rbf.csv
+expect_error 2 "kernel" "--gamma without --kernel" "$MLT" knn fit "$DATA/iris.csv" --gamma 1 -o x.knn
+expect_error 2 "k-d tree needs a metric" "kernel with kdtree" "$MLT" knn fit "$DATA/iris.csv" --kernel rbf --algorithm kdtree -o x.knn
+
 # Errors.
 expect_error 65 "k=500 > 150 training samples" "k larger than the training set" "$MLT" knn fit "$DATA/iris.csv" -k 500 -o x.knn
 check "no model after failure" test ! -e x.knn

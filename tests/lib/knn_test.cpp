@@ -377,3 +377,50 @@ TEST_CASE("knn: a saved and loaded model predicts the same") {
   CHECK(loaded.params().metric == Metric::manhattan);
   CHECK(loaded.params().weights == KnnWeights::distance2);
 }
+
+TEST_CASE("knn with a kernel-induced distance") {
+  // poly, degree 2, gamma 1, coef0 0 in one dimension: k(x, y) = (xy)², so
+  // d² = x⁴ + y⁴ - 2x²y² = (x² - y²)², d = |x² - y²|. From the query 1: rows
+  // 0, 1.5, -1.2, 2 are at 1, 1.25, 0.44, 3.
+  const arma::mat X = arma::vec{0.0, 1.5, -1.2, 2.0};
+  const mlt::Labels y = {0, 1, 0, 1};
+  Knn::Params p = params(4, KnnWeights::uniform, Algorithm::automatic, false);
+  mlt::KernelParams kp;
+  kp.type = mlt::KernelType::poly;
+  kp.degree = 2;
+  kp.gamma = 1;
+  kp.coef0 = 0;
+  p.kernel = kp;
+  const Knn model = Knn(p).fit(X, y);
+  const auto nb = model.kneighbors(arma::mat(1, 1, arma::fill::ones));
+  CHECK(arma::all(nb.index.row(0) == arma::urowvec{2, 0, 1, 3}));
+  CHECK(arma::approx_equal(nb.distance, arma::mat{{0.44, 1.0, 1.25, 3.0}}, "absdiff", 1e-12));
+  CHECK(model.algorithm() == Algorithm::brute);
+
+  // The linear kernel gives the Euclidean distance; rbf is a monotone function of it,
+  // so both find the Euclidean neighbours (continuous data: no near ties).
+  mlt::Random rng(13);
+  const arma::mat T = random_matrix(rng, 300, 6, 1.0), Q = random_matrix(rng, 40, 6, 1.0);
+  mlt::Labels yt(300);
+  for (auto& v : yt) v = rng.below(2);
+  const auto euclid = Knn(params(8, KnnWeights::uniform, Algorithm::brute, false)).fit(T, yt).kneighbors(Q);
+  for (mlt::KernelType type : {mlt::KernelType::linear, mlt::KernelType::rbf}) {
+    Knn::Params pk = params(8, KnnWeights::uniform, Algorithm::automatic, false);
+    pk.kernel = mlt::KernelParams{};
+    pk.kernel->type = type;
+    const Knn km = Knn(pk).fit(T, yt);
+    const auto nk = km.kneighbors(Q);
+    CHECK(arma::all(arma::vectorise(nk.index == euclid.index)));
+    if (type == mlt::KernelType::linear) CHECK(arma::approx_equal(nk.distance, euclid.distance, "reldiff", 1e-10));
+    // Saved and loaded, the kernel comes back.
+    mlt::io::ModelWriter w(Knn::kind);
+    km.save(w);
+    const std::string bytes = w.bytes();
+    const Knn back = Knn::load(mlt::io::ModelReader::parse(bytes, "test"));
+    CHECK(arma::all(arma::vectorise(back.kneighbors(Q).index == nk.index)));
+  }
+  // The k-d tree cannot search a kernel distance.
+  Knn::Params bad = p;
+  bad.algorithm = Algorithm::kdtree;
+  CHECK_THROWS_AS(Knn(bad).fit(X, y), mlt::UsageError);
+}

@@ -35,6 +35,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/knn/topk.hpp"
 
 namespace mlt::knn {
 namespace {
@@ -99,40 +100,6 @@ double key_of(Metric m, const double* q, const double* x, arma::uword p) {
   }
   return 0;
 }
-
-// (key, reference row), ordered lexicographically: the total order of the result.
-using Entry = std::pair<double, arma::uword>;
-
-// Keeps the k smallest entries seen: a max-heap whose top is the current k-th.
-class TopK {
- public:
-  explicit TopK(std::size_t k) : k_(k) { heap_.reserve(k); }
-  bool full() const { return heap_.size() == k_; }
-  double worst() const { return heap_.front().first; }
-  void offer(double key, arma::uword row) {
-    if (heap_.size() < k_) {
-      heap_.emplace_back(key, row);
-      std::push_heap(heap_.begin(), heap_.end());
-    } else if (Entry(key, row) < heap_.front()) {
-      std::pop_heap(heap_.begin(), heap_.end());
-      heap_.back() = {key, row};
-      std::push_heap(heap_.begin(), heap_.end());
-    }
-  }
-  // Sorted ascending, into row i of `out`.
-  void write(arma::uword i, Neighbors& out) {
-    std::sort_heap(heap_.begin(), heap_.end());
-    for (std::size_t r = 0; r < heap_.size(); ++r) {
-      out.distance(i, r) = heap_[r].first;
-      out.index(i, r) = heap_[r].second;
-    }
-    heap_.clear();
-  }
-
- private:
-  std::size_t k_;
-  std::vector<Entry> heap_;
-};
 
 // Runs f(begin, end) over [0, n) in chunks on mlt's threads. Each chunk writes only
 // its own rows, so the result does not depend on the schedule.
