@@ -275,7 +275,7 @@ Knn Knn::load(const io::ModelReader& in) {
     in.fail(e.what());
   }
   p.standardize = in.get<bool>("/params/standardize");
-  const bool with_kernel = in.get<bool>("/params/kernel");
+  const bool with_kernel = in.get<bool>("/params/kernel");  // kernel section follows when true
   Knn model(p);
   if (with_kernel) {
     model.kernel_ = Kernel::load(in);

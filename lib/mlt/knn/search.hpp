@@ -65,6 +65,9 @@ class SearchIndex {
   void build_tree();
   long build_node(arma::uword begin, arma::uword end);
   void search_brute_gemm(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
+  template <typename Precision, typename QMat>
+  void filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arma::rowvec& qn, std::size_t k,
+                       arma::uword q0, Neighbors& out) const;
   void search_brute_direct(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
   void search_tree(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
   arma::mat prepare_queries(const arma::mat& queries) const;  // -> p x m (normalized for cosine)
@@ -78,6 +81,8 @@ class SearchIndex {
   arma::mat centred_;       // p x n
   arma::vec norms2_;        // n, squared norms of the centred points
   double max_norm2_ = 0;
+  arma::fmat centred_f_;    // the same in single precision, for the filtering GEMM
+  arma::fvec norms2_f_;
 
   // k-d tree: points reordered so every node's points are contiguous.
   arma::mat tree_points_;   // p x n
