@@ -270,6 +270,21 @@ TEST_CASE("knn search: near points far from the origin keep their exact order un
   CHECK(wrong > 0);
 }
 
+TEST_CASE("knn search: norms too large for the single-precision filter take the double one") {
+  // Squared norms ~1e33 would overflow float: the filter GEMM runs in double.
+  mlt::Random rng(17);
+  const arma::mat T = random_matrix(rng, 500, 20, 1e16), Q = random_matrix(rng, 30, 20, 1e16);
+  arma::umat idx;
+  arma::mat dist;
+  oracle(T, Q, 6, Metric::euclidean, idx, dist);
+  const auto a = mlt::knn::SearchIndex(T, Metric::euclidean, Algorithm::brute).search(Q, 6);
+  const auto b = mlt::knn::SearchIndex(T, Metric::euclidean, Algorithm::kdtree).search(Q, 6);
+  CHECK(arma::all(arma::vectorise(a.index == idx)));
+  CHECK(arma::all(arma::vectorise(a.index == b.index)));
+  CHECK(arma::approx_equal(a.distance, b.distance, "absdiff", 0.0));
+  CHECK(arma::approx_equal(a.distance, dist, "reldiff", 1e-12));
+}
+
 TEST_CASE("knn search: results do not depend on the number of threads") {
   mlt::Random rng(5);
   const arma::mat T = random_matrix(rng, 3000, 16, 1.0), Q = random_matrix(rng, 700, 16, 1.0);
