@@ -10,5 +10,6 @@ void setup_pca(CLI::App& app);
 void setup_info(CLI::App& app);
 void setup_split(CLI::App& app);
 void setup_logreg(CLI::App& app);
+void setup_knn(CLI::App& app);
 
 }  // namespace mlt::app

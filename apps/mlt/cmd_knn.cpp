@@ -1,0 +1,209 @@
+// mlt knn fit | predict | score
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/io/file.hpp"
+#include "mlt/knn.hpp"
+
+namespace mlt::app {
+namespace {
+
+struct FitOptions {
+  DataOptions data;
+  std::string output;
+  Names target;
+  Knn::Params params;
+  std::string weights = "uniform";
+  std::string metric = "euclidean";
+  std::string algorithm = "auto";
+  std::string kernel;  // "" : the metric
+  KernelParams kernel_params;
+};
+
+struct PredictOptions {
+  std::string model;
+  DataOptions data;
+  std::string output = "-";
+  bool proba = false;
+  bool neighbors = false;
+};
+
+struct ScoreOptions {
+  std::string model;
+  DataOptions data;
+  bool json = false;
+};
+
+void run_fit(FitOptions opt) {
+  refuse_overwrite(opt.output, {opt.data.path});
+  opt.params.weights = parse_knn_weights(opt.weights);
+  opt.params.metric = knn::parse_metric(opt.metric);
+  opt.params.algorithm = knn::parse_algorithm(opt.algorithm);
+  if (!opt.kernel.empty()) {
+    opt.kernel_params.type = parse_kernel_type(opt.kernel);
+    opt.params.kernel = opt.kernel_params;
+  }
+  Knn model(opt.params);
+  io::ModelWriter writer(Knn::kind);
+  if (opt.params.regression) {
+    const RegressionData d = read_regression_data(opt.data, opt.target);
+    model.fit(d.table.X, d.Y);
+    model.save(writer);
+    write_model(opt.output, writer,
+                {d.table.feature_names, d.table.had_header, d.target_names[0], d.target_names, {}}, d.table);
+  } else {
+    const ClassificationData d = read_classification_data(opt.data, opt.target.empty() ? "" : opt.target[0]);
+    model.fit(d.table.X, d.y, d.encoder.n_classes());
+    model.save(writer);
+    write_model(opt.output, writer, {d.table.feature_names, d.table.had_header, d.target, {}, d.encoder.classes()},
+                d.table);
+  }
+  note("knn: " + std::to_string(model.n_train()) + " training samples, " + std::to_string(model.n_features()) +
+       " features, " + knn::algorithm_name(model.algorithm()) + " search");
+}
+
+void run_predict(const PredictOptions& opt) {
+  refuse_overwrite(opt.output, {opt.data.path, opt.model});
+  const LoadedModel loaded = read_model(opt.model, Knn::kind);
+  const Knn model = Knn::load(loaded.reader);
+  const io::Table data = read_data_for(loaded.schema, opt.data);
+  if (opt.proba && model.is_regression()) throw UsageError("--proba needs a classifier; this model is a regressor");
+  const Knn::Neighbors nb = model.kneighbors(data.X);
+
+  CsvColumns out;
+  std::vector<std::string> labels;
+  arma::mat values;
+  if (model.is_regression()) {
+    values = model.average(nb);
+    out.names = loaded.schema.targets.empty() ? Names{loaded.schema.target} : loaded.schema.targets;
+  } else {
+    arma::mat proba;
+    labels = LabelEncoder(loaded.schema.classes).decode(model.vote(nb, 0, opt.proba ? &proba : nullptr));
+    out.text_names = {loaded.schema.target};
+    out.text = {&labels};
+    if (opt.proba) {
+      values = proba;
+      out.names = loaded.schema.classes;
+    }
+  }
+  if (opt.neighbors) {
+    const arma::uword k = nb.index.n_cols;
+    // 1-based row numbers among the training data rows, then the distances.
+    arma::mat extra = arma::join_rows(arma::conv_to<arma::mat>::from(nb.index) + 1.0, nb.distance);
+    for (arma::uword j = 1; j <= k; ++j) out.names.push_back("neighbor" + std::to_string(j));
+    for (arma::uword j = 1; j <= k; ++j) out.names.push_back("distance" + std::to_string(j));
+    values = values.is_empty() ? extra : arma::mat(arma::join_rows(values, extra));
+  }
+  if (!out.names.empty()) out.values = &values;
+  write_csv(opt.output, out);
+}
+
+void run_score(const ScoreOptions& opt) {
+  const LoadedModel loaded = read_model(opt.model, Knn::kind);
+  const Knn model = Knn::load(loaded.reader);
+  const auto& schema = loaded.schema;
+  const Names targets = schema.targets.empty() ? Names{schema.target} : schema.targets;
+  const io::Table data = read_data_for(schema, opt.data, targets);
+  const Knn::Neighbors nb = model.kneighbors(data.X);
+  if (model.is_regression()) {
+    print_scores(regression_scores(regression_truth(data, schema), model.average(nb)), opt.json,
+                 {{"n_samples", data.n_rows()}});
+    return;
+  }
+  const Labels truth = class_truth(data, schema);
+  arma::mat proba;
+  const Labels prediction = model.vote(nb, 0, &proba);
+  nlohmann::json extra;
+  const auto scores = classification_scores(truth, prediction, &proba, schema.classes, extra);
+  print_scores(scores, opt.json, extra);
+  if (!opt.json) {
+    io::OutputFile out("-");
+    out.write(confusion_text(truth, prediction, schema.classes));
+    out.commit();
+  }
+}
+
+}  // namespace
+
+void setup_knn(CLI::App& app) {
+  auto* knn = app.add_subcommand("knn", "k-nearest-neighbour classification and regression");
+  knn->require_subcommand(1);
+  knn->footer(
+      "Examples:\n"
+      "  mlt knn fit data/iris.csv --target species -k 5 --standardize -o iris.knn\n"
+      "  mlt knn predict iris.knn data/iris.csv --proba > predictions.csv\n"
+      "  mlt knn predict iris.knn data/iris.csv --neighbors\n"
+      "  mlt knn score iris.knn data/iris.csv\n"
+      "  mlt knn fit data/diabetes.csv --regression -k 10 --weights distance -o diabetes.knn");
+
+  auto fit_opt = std::make_shared<FitOptions>();
+  auto* fit = knn->add_subcommand("fit", "Keep the training set of DATA (and the search settings) as a model");
+  add_data_options(fit, fit_opt->data);
+  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
+  add_target_option(fit, fit_opt->target, true);
+  fit->add_option("-k,--n-neighbors", fit_opt->params.k, "Number of neighbours")
+      ->check(positive_integer())
+      ->capture_default_str();
+  fit->add_flag("--regression", fit_opt->params.regression,
+                "Predict the mean of the neighbours' numeric targets instead of a class vote");
+  fit->add_option("--weights", fit_opt->weights,
+                  "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2); exact matches take the whole vote")
+      ->check(CLI::IsMember({"uniform", "distance", "distance2"}))
+      ->capture_default_str();
+  fit->add_option("--metric", fit_opt->metric, "Distance: euclidean, manhattan, chebyshev or cosine (1 - cos)")
+      ->check(CLI::IsMember({"euclidean", "manhattan", "chebyshev", "cosine"}))
+      ->capture_default_str();
+  fit->add_option("--algorithm", fit_opt->algorithm,
+                  "Search: auto (k-d tree up to 12 features, else brute force), brute or kdtree; "
+                  "the neighbours are the same")
+      ->check(CLI::IsMember({"auto", "brute", "kdtree"}))
+      ->capture_default_str();
+  fit->add_flag("--standardize", fit_opt->params.standardize,
+                "Scale each feature to zero mean and unit variance (fitted on DATA) before measuring distances");
+  auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
+                                 "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of --metric: "
+                                 "linear, poly, rbf, laplacian, exponential or sigmoid (brute-force search)")
+                     ->check(CLI::IsMember({"linear", "poly", "rbf", "laplacian", "exponential", "sigmoid"}));
+  fit->add_option("--gamma", fit_opt->kernel_params.gamma, "Kernel gamma (default: 1 / n_features)")
+      ->check(positive())
+      ->needs(kernel);
+  fit->add_option("--sigma", fit_opt->kernel_params.sigma,
+                  "Kernel width instead of gamma (rbf: gamma = 1 / (2 sigma^2); exponential: exp(-d / sigma))")
+      ->check(positive())
+      ->needs(kernel);
+  fit->add_option("--degree", fit_opt->kernel_params.degree, "Degree of the poly kernel")
+      ->check(non_negative())
+      ->capture_default_str()
+      ->needs(kernel);
+  fit->add_option("--coef0", fit_opt->kernel_params.coef0, "Constant of the poly and sigmoid kernels")
+      ->capture_default_str()
+      ->needs(kernel);
+  fit->callback([fit_opt] {
+    if (!fit_opt->params.regression && fit_opt->target.size() > 1)
+      throw UsageError("a classifier takes one --target column; several need --regression");
+    run_fit(*fit_opt);
+  });
+
+  auto pr_opt = std::make_shared<PredictOptions>();
+  auto* pr = knn->add_subcommand("predict", "Predict the target of each row of DATA from its nearest neighbours");
+  pr->add_option("model", pr_opt->model, "Model file from mlt knn fit")->required();
+  add_data_options(pr, pr_opt->data);
+  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
+  pr->add_flag("--proba", pr_opt->proba,
+               "Add one column per class: its share of the (weighted) vote among the neighbours");
+  pr->add_flag("--neighbors", pr_opt->neighbors,
+               "Add the k neighbours' training row numbers (1-based data rows) and their distances");
+  pr->callback([pr_opt] { run_predict(*pr_opt); });
+
+  auto sc_opt = std::make_shared<ScoreOptions>();
+  auto* sc = knn->add_subcommand(
+      "score", "Accuracy, balanced accuracy, F1, log loss and confusion matrix (or mse, rmse, mae, r2) on DATA");
+  sc->add_option("model", sc_opt->model, "Model file from mlt knn fit")->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt] { run_score(*sc_opt); });
+}
+
+}  // namespace mlt::app

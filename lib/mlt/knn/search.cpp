@@ -1,0 +1,490 @@
+// Exact k-nearest-neighbour search: brute force and k-d tree (see search.hpp for the
+// contract that both give identical results).
+//
+// Brute force, Euclidean and cosine. For a block of queries Q and a block of
+// reference points R, the GEMM -2 Rᵀ Q plus ||r||² gives every squared distance up to
+// the constant ||q||² at BLAS speed, but with an absolute error of a few (p + 8) u
+// (||q||² + ||r||²) (u the unit roundoff; Higham, Accuracy and Stability of Numerical
+// Algorithms, §3.1): near points can swap places. We therefore use it as a filter:
+// with E a bound on that error and τ the k-th smallest approximate value seen so far,
+// every true k nearest point has an approximate value <= τ + 2E (τ can only be larger
+// than the exact k-th distance minus E), so we keep the points under that threshold
+// and re-rank them with the exact coordinate loop. The top-k selection is fused into
+// the GEMM tiles: the n_query x n_reference matrix never exists, only a tile of it,
+// scanned while it is still in cache. Points are centred on the reference mean first,
+// which makes the norms, hence E, small. The GEMM runs in single precision (u = 2⁻²⁴,
+// FAISS does the same), twice as fast as double; its larger E only lets more
+// candidates through to the exact re-ranking, the result is the same.
+//
+// k-d tree (Friedman, Bentley and Finkel, ACM TOMS 3(3), 1977): split on the widest
+// coordinate at the median, leaves of kLeafSize points, bounding boxes per node; a
+// query descends nearer child first and skips a node whose box lower bound is strictly
+// above the current k-th distance (equal is visited: a lower row may tie).
+#include "mlt/knn/search.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/parallel.hpp"
+#include "mlt/knn/topk.hpp"
+
+namespace mlt::knn {
+namespace {
+
+constexpr arma::uword kLeafSize = 16;
+constexpr arma::uword kTreeChunk = 128;       // queries per work item of the tree search
+// Brute force: a work item is kQueryBlock queries; the GEMM tile kReferenceBlock x
+// kQueryBlock (1 MiB) stays in L2 while it is scanned, and the larger the query
+// block, the fewer times the reference set streams from memory.
+constexpr arma::uword kQueryBlock = 512;
+constexpr arma::uword kReferenceBlock = 256;
+// The filtering GEMM runs in single precision (twice as fast) when the squared norms
+// stay far from float overflow (3.4e38), else in double.
+constexpr double kSingleMaxNorm2 = 1e30;
+
+
+// The key the neighbours are ordered by, from the per-coordinate differences
+// d_l = q_l - x_l: Σ d² (Euclidean; cosine on unit vectors takes half of it), Σ |d|,
+// max |d|. The same code computes the exact key of a point and the lower bound over
+// a box (with d_l the gap to the box, 0 inside): every operation is monotone in |d_l|
+// and in the partial sum (fma and + are correctly rounded), so bound <= key holds in
+// floating point, not only in exact arithmetic. fma is explicit so the compiler's
+// contraction choices cannot make the two computations differ.
+template <Metric M, typename Diff>
+inline double accumulate(arma::uword p, Diff diff) {
+  double s = 0;
+  for (arma::uword l = 0; l < p; ++l) {
+    const double d = diff(l);
+    if constexpr (M == Metric::manhattan) s += std::abs(d);
+    else if constexpr (M == Metric::chebyshev) s = std::max(s, std::abs(d));
+    else s = std::fma(d, d, s);
+  }
+  if constexpr (M == Metric::cosine) s *= 0.5;  // ||a - b||² / 2 = 1 - cos on unit vectors
+  return s;
+}
+
+template <Metric M>
+inline double exact_key(const double* q, const double* x, arma::uword p) {
+  return accumulate<M>(p, [&](arma::uword l) { return q[l] - x[l]; });
+}
+
+template <Metric M>
+inline double box_bound(const double* q, const double* lo, const double* hi, arma::uword p) {
+  return accumulate<M>(p, [&](arma::uword l) {
+    if (q[l] < lo[l]) return q[l] - lo[l];
+    if (q[l] > hi[l]) return q[l] - hi[l];
+    return 0.0;
+  });
+}
+
+double key_of(Metric m, const double* q, const double* x, arma::uword p) {
+  switch (m) {
+    case Metric::euclidean: return exact_key<Metric::euclidean>(q, x, p);
+    case Metric::manhattan: return exact_key<Metric::manhattan>(q, x, p);
+    case Metric::chebyshev: return exact_key<Metric::chebyshev>(q, x, p);
+    case Metric::cosine: return exact_key<Metric::cosine>(q, x, p);
+  }
+  return 0;
+}
+
+// Runs f(begin, end) over [0, n) in chunks on mlt's threads. Each chunk writes only
+// its own rows, so the result does not depend on the schedule.
+template <typename F>
+void for_each_chunk(arma::uword n, arma::uword chunk, F&& f) {
+  const arma::uword n_chunks = (n + chunk - 1) / chunk;
+  const unsigned threads = static_cast<unsigned>(std::min<arma::uword>(thread_count(), n_chunks));
+  std::atomic<arma::uword> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    try {
+      for (arma::uword c; (c = next++) < n_chunks;) f(c * chunk, std::min(n, (c + 1) * chunk));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// While our threads each call BLAS, BLAS itself runs single-threaded (nesting its
+// threads inside ours oversubscribes the cores: PERFORMANCE.md).
+class SingleThreadedBlas {
+ public:
+  explicit SingleThreadedBlas(bool active) : saved_(active ? openblas_get_num_threads() : 0) {
+    if (saved_ > 1) openblas_set_num_threads(1);
+  }
+  ~SingleThreadedBlas() {
+    if (saved_ > 1) openblas_set_num_threads(saved_);
+  }
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int saved_;
+};
+
+}  // namespace
+
+Metric parse_metric(const std::string& name) {
+  if (name == "euclidean") return Metric::euclidean;
+  if (name == "manhattan") return Metric::manhattan;
+  if (name == "chebyshev") return Metric::chebyshev;
+  if (name == "cosine") return Metric::cosine;
+  throw UsageError("unknown metric \"" + name + "\" (euclidean, manhattan, chebyshev, cosine)");
+}
+
+std::string metric_name(Metric m) {
+  switch (m) {
+    case Metric::euclidean: return "euclidean";
+    case Metric::manhattan: return "manhattan";
+    case Metric::chebyshev: return "chebyshev";
+    case Metric::cosine: return "cosine";
+  }
+  return "?";
+}
+
+Algorithm parse_algorithm(const std::string& name) {
+  if (name == "auto") return Algorithm::automatic;
+  if (name == "brute") return Algorithm::brute;
+  if (name == "kdtree") return Algorithm::kdtree;
+  throw UsageError("unknown algorithm \"" + name + "\" (auto, brute, kdtree)");
+}
+
+std::string algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::automatic: return "auto";
+    case Algorithm::brute: return "brute";
+    case Algorithm::kdtree: return "kdtree";
+  }
+  return "?";
+}
+
+namespace {
+// Rows scaled to unit length (cosine). Zero rows have no direction.
+arma::mat unit_columns(arma::mat Pt, const char* what) {
+  for (arma::uword j = 0; j < Pt.n_cols; ++j) {
+    const double norm = arma::norm(Pt.col(j));
+    if (!(norm > 0))
+      throw DataError(std::string("cosine distance is undefined for an all-zero row (") + what + " row " +
+                      std::to_string(j + 1) + ")");
+    Pt.col(j) /= norm;
+  }
+  return Pt;
+}
+}  // namespace
+
+SearchIndex::SearchIndex(const arma::mat& data, Metric metric, Algorithm algorithm) : metric_(metric) {
+  if (data.n_rows == 0 || data.n_cols == 0) throw DataError("no reference points to search");
+  points_ = data.t();
+  if (metric_ == Metric::cosine) points_ = unit_columns(std::move(points_), "training");
+  algorithm_ = algorithm;
+  if (algorithm_ == Algorithm::automatic)
+    algorithm_ = n_dims() <= kKdTreeMaxDims ? Algorithm::kdtree : Algorithm::brute;
+  if (algorithm_ == Algorithm::kdtree) {
+    build_tree();
+  } else if (metric_ == Metric::euclidean || metric_ == Metric::cosine) {
+    mean_ = arma::mean(points_, 1);
+    centred_ = points_;
+    centred_.each_col() -= mean_;
+    norms2_ = arma::sum(arma::square(centred_), 0).t();
+    max_norm2_ = norms2_.max();
+    if (max_norm2_ < kSingleMaxNorm2) {
+      centred_f_ = arma::conv_to<arma::fmat>::from(centred_);
+      norms2_f_ = arma::conv_to<arma::fvec>::from(norms2_);
+    }
+  }
+}
+
+arma::mat SearchIndex::prepare_queries(const arma::mat& queries) const {
+  arma::mat Qt = queries.t();
+  if (metric_ == Metric::cosine) Qt = unit_columns(std::move(Qt), "query");
+  return Qt;
+}
+
+Neighbors SearchIndex::search(const arma::mat& queries, std::size_t k) const {
+  if (points_.is_empty()) throw Error("internal: search on an empty index", kExitSoftware);
+  if (queries.n_cols != n_dims())
+    throw DataError("the index has " + std::to_string(n_dims()) + " features, the queries " +
+                    std::to_string(queries.n_cols));
+  if (k == 0) throw UsageError("k must be at least 1");
+  if (k > size())
+    throw DataError("k=" + std::to_string(k) + " > " + std::to_string(size()) + " training samples");
+  const arma::mat Qt = prepare_queries(queries);
+  const arma::uword m = Qt.n_cols;
+  Neighbors out;
+  out.index.set_size(m, k);
+  out.distance.set_size(m, k);
+  if (m == 0) return out;
+
+  const bool gemm = algorithm_ == Algorithm::brute && (metric_ == Metric::euclidean || metric_ == Metric::cosine);
+  {
+    SingleThreadedBlas guard(gemm && thread_count() > 1);
+    for_each_chunk(m, algorithm_ == Algorithm::kdtree ? kTreeChunk : kQueryBlock, [&](arma::uword q0, arma::uword q1) {
+      if (algorithm_ == Algorithm::kdtree) search_tree(Qt, k, q0, q1, out);
+      else if (gemm) search_brute_gemm(Qt, k, q0, q1, out);
+      else search_brute_direct(Qt, k, q0, q1, out);
+    });
+  }
+  if (metric_ == Metric::euclidean) out.distance = arma::sqrt(out.distance);
+  return out;
+}
+
+// ---- brute force -------------------------------------------------------------
+
+namespace {
+// The two precisions of the filtering GEMM. Single precision halves the GEMM time;
+// its larger rounding error only widens the margin (more candidates to re-rank).
+struct Single {
+  using T = float;
+  typedef float V __attribute__((vector_size(64)));
+  static void gemm(blasint m, blasint n, blasint k, const float* A, const float* B, float* C) {
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, -2.0f, A, k, B, k, 0.0f, C, m);
+  }
+};
+struct Double {
+  using T = double;
+  typedef double V __attribute__((vector_size(64)));
+  static void gemm(blasint m, blasint n, blasint k, const double* A, const double* B, double* C) {
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, -2.0, A, k, B, k, 0.0, C, m);
+  }
+};
+template <typename V, typename T>
+inline V load_v(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+}  // namespace
+
+void SearchIndex::search_brute_gemm(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1,
+                                    Neighbors& out) const {
+  arma::mat Qc = Qt.cols(q0, q1 - 1);
+  Qc.each_col() -= mean_;
+  const arma::rowvec qn = arma::sum(arma::square(Qc), 0);
+  if (max_norm2_ < kSingleMaxNorm2 && qn.max() < kSingleMaxNorm2)
+    filter_and_rank<Single>(Qt, arma::conv_to<arma::fmat>::from(Qc), qn, k, q0, out);
+  else
+    filter_and_rank<Double>(Qt, Qc, qn, k, q0, out);
+}
+
+template <typename P, typename QMat>
+void SearchIndex::filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arma::rowvec& qn, std::size_t k,
+                                  arma::uword q0, Neighbors& out) const {
+  using T = typename P::T;
+  using V = typename P::V;
+  constexpr arma::uword lanes = sizeof(V) / sizeof(T);
+  const arma::uword p = n_dims(), n = size(), bq = Qc.n_cols;
+  constexpr double u = std::numeric_limits<T>::epsilon() / 2;
+  const T* centred;
+  const T* norms2;
+  if constexpr (std::is_same_v<T, float>) {
+    centred = centred_f_.memptr();
+    norms2 = norms2_f_.memptr();
+  } else {
+    centred = centred_.memptr();
+    norms2 = norms2_.memptr();
+  }
+
+  struct Candidate {
+    double approx;  // ||r||² - 2 r·q: the squared distance minus ||q||², approximately
+    arma::uword row;
+  };
+  std::vector<std::vector<Candidate>> cand(bq);
+  std::vector<double> threshold(bq, std::numeric_limits<double>::infinity());
+  std::vector<double> margin(bq);
+  for (arma::uword i = 0; i < bq; ++i) {
+    // 2E, with E = 8 (p + 8) u (||q||² + max ||r||²), u the unit roundoff of the GEMM's
+    // precision: several times the error bound of the expansion (input rounding,
+    // products and sums, the final addition) plus that of the exact key.
+    margin[i] = 2 * 8.0 * static_cast<double>(p + 8) * u * (qn[i] + max_norm2_);
+    cand[i].reserve(2 * k + 64);
+  }
+  const std::size_t prune_at = std::max<std::size_t>(4 * k, 256);
+  auto prune = [&](arma::uword i) {
+    auto& c = cand[i];
+    if (c.size() < k) return;
+    std::nth_element(c.begin(), c.begin() + (k - 1), c.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.approx < b.approx; });
+    threshold[i] = c[k - 1].approx + margin[i];
+    const double t = threshold[i];
+    c.erase(std::remove_if(c.begin(), c.end(), [t](const Candidate& a) { return a.approx > t; }), c.end());
+  };
+
+  std::vector<T> tile(kReferenceBlock * bq);
+  for (arma::uword r0 = 0; r0 < n; r0 += kReferenceBlock) {
+    const arma::uword nr = std::min(kReferenceBlock, n - r0);
+    // tile (nr x bq, column-major) = -2 Cᵀ Q for this block of reference points.
+    P::gemm(static_cast<blasint>(nr), static_cast<blasint>(bq), static_cast<blasint>(p), centred + r0 * p,
+            Qc.memptr(), tile.data());
+    const T* norms = norms2 + r0;
+    for (arma::uword i = 0; i < bq; ++i) {
+      const T* g = tile.data() + i * nr;
+      const double t = threshold[i];
+      auto& c = cand[i];
+      // Most of the tile fails the test once the threshold has settled: take the
+      // minimum of 64 values at a time in SIMD registers, look closer only at a hit.
+      arma::uword j = 0;
+      for (; j + 64 <= nr; j += 64) {
+        V lo = load_v<V>(norms + j) + load_v<V>(g + j);
+        for (arma::uword l = lanes; l < 64; l += lanes) {
+          const V s = load_v<V>(norms + j + l) + load_v<V>(g + j + l);
+          lo = s < lo ? s : lo;
+        }
+        T smallest = lo[0];
+        for (arma::uword l = 1; l < lanes; ++l) smallest = std::min(smallest, lo[l]);
+        if (smallest > t) continue;
+        for (arma::uword l = j; l < j + 64; ++l) {
+          const T v = norms[l] + g[l];
+          if (v <= t) c.push_back({v, r0 + l});
+        }
+      }
+      for (; j < nr; ++j) {
+        const T v = norms[j] + g[j];
+        if (v <= t) c.push_back({v, r0 + j});
+      }
+      if (c.size() >= prune_at) prune(i);
+    }
+  }
+
+  TopK top(k);
+  for (arma::uword i = 0; i < bq; ++i) {
+    prune(i);
+    const double* q = Qt.colptr(q0 + i);
+    for (const auto& c : cand[i]) top.offer(key_of(metric_, q, points_.colptr(c.row), p), c.row);
+    top.write(q0 + i, out);
+  }
+}
+
+void SearchIndex::search_brute_direct(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1,
+                                      Neighbors& out) const {
+  const arma::uword p = n_dims(), n = size(), bq = q1 - q0;
+  std::vector<TopK> tops(bq, TopK(k));
+  // Reference points in cache-sized blocks, every query of the chunk against each.
+  const arma::uword block = std::max<arma::uword>(64, (1u << 15) / std::max<arma::uword>(p, 1));
+  auto run = [&]<Metric M>() {
+    for (arma::uword r0 = 0; r0 < n; r0 += block) {
+      const arma::uword r1 = std::min(n, r0 + block);
+      for (arma::uword i = 0; i < bq; ++i) {
+        const double* q = Qt.colptr(q0 + i);
+        for (arma::uword r = r0; r < r1; ++r) tops[i].offer(exact_key<M>(q, points_.colptr(r), p), r);
+      }
+    }
+  };
+  switch (metric_) {
+    case Metric::euclidean: run.template operator()<Metric::euclidean>(); break;
+    case Metric::manhattan: run.template operator()<Metric::manhattan>(); break;
+    case Metric::chebyshev: run.template operator()<Metric::chebyshev>(); break;
+    case Metric::cosine: run.template operator()<Metric::cosine>(); break;
+  }
+  for (arma::uword i = 0; i < bq; ++i) tops[i].write(q0 + i, out);
+}
+
+// ---- k-d tree ----------------------------------------------------------------
+
+void SearchIndex::build_tree() {
+  const arma::uword n = size();
+  tree_order_ = arma::regspace<arma::uvec>(0, n - 1);
+  nodes_.clear();
+  nodes_.reserve(2 * (n / kLeafSize + 1));
+  build_node(0, n);
+  tree_points_ = points_.cols(tree_order_);
+  lo_.set_size(n_dims(), nodes_.size());
+  hi_.set_size(n_dims(), nodes_.size());
+  for (std::size_t b = 0; b < nodes_.size(); ++b) {
+    const auto& node = nodes_[b];
+    const arma::mat block = tree_points_.cols(node.begin, node.end - 1);
+    lo_.col(b) = arma::min(block, 1);
+    hi_.col(b) = arma::max(block, 1);
+  }
+}
+
+long SearchIndex::build_node(arma::uword begin, arma::uword end) {
+  const long id = static_cast<long>(nodes_.size());
+  nodes_.push_back({begin, end});
+  if (end - begin <= kLeafSize) return id;
+  // Widest coordinate of this node's points.
+  const arma::uword p = n_dims();
+  arma::uword dim = 0;
+  double widest = 0;
+  for (arma::uword l = 0; l < p; ++l) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (arma::uword t = begin; t < end; ++t) {
+      const double v = points_(l, tree_order_[t]);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (hi - lo > widest) {
+      widest = hi - lo;
+      dim = l;
+    }
+  }
+  if (!(widest > 0)) return id;  // all points equal: one leaf
+  const arma::uword mid = begin + (end - begin) / 2;
+  std::nth_element(tree_order_.begin() + begin, tree_order_.begin() + mid, tree_order_.begin() + end,
+                   [&](arma::uword a, arma::uword b) {
+                     const double va = points_(dim, a), vb = points_(dim, b);
+                     return va < vb || (va == vb && a < b);
+                   });
+  const long left = build_node(begin, mid);
+  const long right = build_node(mid, end);
+  nodes_[id].left = left;
+  nodes_[id].right = right;
+  return id;
+}
+
+void SearchIndex::search_tree(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1,
+                              Neighbors& out) const {
+  const arma::uword p = n_dims();
+  TopK top(k);
+  auto run = [&]<Metric M>() {
+    for (arma::uword i = q0; i < q1; ++i) {
+      const double* q = Qt.colptr(i);
+      // Depth-first, nearer child first; `bound` is the node's box lower bound.
+      auto visit = [&](auto&& self, long id, double bound) -> void {
+        if (top.full() && bound > top.worst()) return;
+        const Node& node = nodes_[static_cast<std::size_t>(id)];
+        if (node.left < 0) {
+          for (arma::uword t = node.begin; t < node.end; ++t)
+            top.offer(exact_key<M>(q, tree_points_.colptr(t), p), tree_order_[t]);
+          return;
+        }
+        const double bl = box_bound<M>(q, lo_.colptr(node.left), hi_.colptr(node.left), p);
+        const double br = box_bound<M>(q, lo_.colptr(node.right), hi_.colptr(node.right), p);
+        if (bl <= br) {
+          self(self, node.left, bl);
+          self(self, node.right, br);
+        } else {
+          self(self, node.right, br);
+          self(self, node.left, bl);
+        }
+      };
+      visit(visit, 0, 0.0);
+      top.write(i, out);
+    }
+  };
+  switch (metric_) {
+    case Metric::euclidean: run.template operator()<Metric::euclidean>(); break;
+    case Metric::manhattan: run.template operator()<Metric::manhattan>(); break;
+    case Metric::chebyshev: run.template operator()<Metric::chebyshev>(); break;
+    case Metric::cosine: run.template operator()<Metric::cosine>(); break;
+  }
+}
+
+}  // namespace mlt::knn

@@ -1,0 +1,94 @@
+// Exact k-nearest-neighbour search over a fixed set of reference points, by brute
+// force (blocked BLAS for the Euclidean and cosine metrics) or by a k-d tree.
+//
+// Both algorithms return the SAME neighbours and the SAME distances: every reported
+// distance is computed by one function (exact_key below, the plain coordinate loop),
+// and neighbours are ordered by (distance, reference row), so equal distances list the
+// lowest row first. The brute-force Gram-matrix expansion ||x||² - 2 x·y + ||y||² is
+// only used to discard points that provably cannot be among the k nearest; the
+// survivors are re-ranked with exact_key. The k-d tree prunes a box only when a lower
+// bound of exact_key over the box, computed with the same floating-point operations,
+// is strictly larger than the current k-th distance.
+//
+// Because the order is total, the k nearest are a prefix of the k' > k nearest: one
+// search with the largest k serves every smaller k (cross-validation over k).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "mlt/core/types.hpp"
+
+namespace mlt::knn {
+
+enum class Metric { euclidean, manhattan, chebyshev, cosine };
+enum class Algorithm { automatic, brute, kdtree };
+
+Metric parse_metric(const std::string& name);        // UsageError if unknown
+std::string metric_name(Metric m);
+Algorithm parse_algorithm(const std::string& name);  // "auto", "brute", "kdtree"
+std::string algorithm_name(Algorithm a);
+
+// The k nearest reference points of each query, nearest first.
+struct Neighbors {
+  arma::umat index;    // m x k, 0-based reference rows
+  arma::mat distance;  // m x k, in the metric's units (Euclidean: not squared;
+                       // cosine: 1 - cos(x, y)), non-decreasing along each row
+};
+
+class SearchIndex {
+ public:
+  SearchIndex() = default;
+  // data: n x p, one reference point per row, finite. With the cosine metric no row
+  // may be all zeros (DataError: the angle is undefined). `automatic` picks the k-d
+  // tree in low dimensions (p <= kKdTreeMaxDims) and brute force otherwise.
+  SearchIndex(const arma::mat& data, Metric metric, Algorithm algorithm);
+
+  // queries: m x p -> the k nearest of each, 1 <= k <= n (DataError otherwise).
+  // Multi-threaded over queries (mlt::thread_count()); the result does not depend on
+  // the number of threads.
+  Neighbors search(const arma::mat& queries, std::size_t k) const;
+
+  Algorithm algorithm() const { return algorithm_; }  // resolved: brute or kdtree
+  Metric metric() const { return metric_; }
+  std::size_t size() const { return points_.n_cols; }
+  std::size_t n_dims() const { return points_.n_rows; }
+
+  static constexpr std::size_t kKdTreeMaxDims = 12;
+
+ private:
+  struct Node {
+    arma::uword begin, end;  // points tree_points_ columns [begin, end)
+    long left = -1, right = -1;
+  };
+
+  void build_tree();
+  long build_node(arma::uword begin, arma::uword end);
+  void search_brute_gemm(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
+  template <typename Precision, typename QMat>
+  void filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arma::rowvec& qn, std::size_t k,
+                       arma::uword q0, Neighbors& out) const;
+  void search_brute_direct(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
+  void search_tree(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
+  arma::mat prepare_queries(const arma::mat& queries) const;  // -> p x m (normalized for cosine)
+
+  Metric metric_ = Metric::euclidean;
+  Algorithm algorithm_ = Algorithm::brute;
+  arma::mat points_;        // p x n, one point per column (unit length for cosine)
+
+  // Brute force through BLAS (euclidean, cosine): centred copy and its squared norms.
+  arma::vec mean_;          // p, mean of points_
+  arma::mat centred_;       // p x n
+  arma::vec norms2_;        // n, squared norms of the centred points
+  double max_norm2_ = 0;
+  arma::fmat centred_f_;    // the same in single precision, for the filtering GEMM
+  arma::fvec norms2_f_;
+
+  // k-d tree: points reordered so every node's points are contiguous.
+  arma::mat tree_points_;   // p x n
+  arma::uvec tree_order_;   // tree_points_ column t is reference row tree_order_[t]
+  std::vector<Node> nodes_;
+  arma::mat lo_, hi_;       // p x n_nodes bounding boxes
+};
+
+}  // namespace mlt::knn
