@@ -179,7 +179,7 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
     for (const char* h : {"metric", "mean", "std", "folds", "best"}) cell(h);
     if (opt.per_fold)
       for (std::size_t s = 0; s < folds.n_splits(); ++s) {
-        std::string name = "fold" + std::to_string(s % folds.n_folds() + 1);
+        std::string name = "fold" + folds.fold_name(s % folds.n_folds());
         if (folds.n_repeats() > 1) name = "repeat" + std::to_string(s / folds.n_folds() + 1) + "_" + name;
         cell(name);
       }
@@ -226,7 +226,8 @@ void write_oof(const std::string& path, const cv::Folds& folds, const OofColumns
   for (std::size_t r = 0; r < folds.n_repeats(); ++r) {
     const arma::uvec& fold = folds.assignment(r);
     for (arma::uword i = 0; i < fold.n_elem; ++i) {
-      buf += std::to_string(i + 1) + ',' + std::to_string(fold[i] + 1);
+      buf += std::to_string(i + 1) + ',';
+      io::append_cell(buf, folds.fold_name(fold[i]));
       if (repeats) buf += ',' + std::to_string(r + 1);
       if (!c.text_names.empty()) {
         buf += ',';
@@ -245,6 +246,66 @@ void write_oof(const std::string& path, const cv::Folds& folds, const OofColumns
   }
   out.write(buf);
   out.commit();
+}
+
+}  // namespace mlt::app
+
+// Compile-time check of the supervised paths of CvCommand (regression targets, class
+// labels, predict_proba, --oof of predictions) until ridge, logreg and knn use them:
+// instantiating them here makes a type error in those paths a build failure now
+// rather than at the merge. Never called; remove once a regressor and a classifier
+// are wired.
+namespace mlt::app {
+namespace {
+
+struct CheckParams {
+  double shift = 0;
+  std::size_t n = 1;
+  std::string mode;
+};
+
+struct CheckRegressor {  // predicts the training mean (+ shift)
+  using Params = CheckParams;
+  static constexpr const char* kind = "check";
+  explicit CheckRegressor(Params p = {}) : p_(std::move(p)) {}
+  CheckRegressor& fit(const arma::mat&, const arma::mat& y) {
+    mean_ = arma::mean(y, 0);
+    return *this;
+  }
+  arma::mat predict(const arma::mat& X) const { return arma::repmat(mean_, X.n_rows, 1) + p_.shift; }
+  void save(io::ModelWriter& w) const { w.add("mean", mean_); }
+  Params p_;
+  arma::rowvec mean_;
+};
+
+struct CheckClassifier {  // predicts the training majority class, probabilities = class frequencies
+  using Params = CheckParams;
+  static constexpr const char* kind = "check";
+  explicit CheckClassifier(Params p = {}) : p_(std::move(p)) {}
+  CheckClassifier& fit(const arma::mat&, const Labels& y) {
+    prior_ = arma::conv_to<arma::rowvec>::from(arma::hist(y, arma::regspace<arma::uvec>(0, y.max()))) / y.n_elem;
+    return *this;
+  }
+  Labels predict(const arma::mat& X) const { return Labels(X.n_rows).fill(prior_.index_max()); }
+  arma::mat predict_proba(const arma::mat& X) const { return arma::repmat(prior_, X.n_rows, 1); }
+  void save(io::ModelWriter& w) const { w.add("prior", prior_); }
+  Params p_;
+  arma::rowvec prior_;
+};
+
+}  // namespace
+
+void instantiate_supervised_cv_paths(CLI::App* app);
+void instantiate_supervised_cv_paths(CLI::App* app) {
+  auto& r = add_cv_command<CheckRegressor>(app, CvTask::regression, "check");
+  r.grid("--shift", "shift", &CheckParams::shift, "shift", non_negative());
+  r.grid("--n", "n", &CheckParams::n, "n", positive_integer());
+  r.grid("--mode", "mode", &CheckParams::mode, "mode", CLI::IsMember({"a", "b"}));
+  r.metrics(regression_metrics<CheckRegressor>(), "mse");
+  auto* sub = app->add_subcommand("check-classifier", "check");
+  auto& c = add_cv_command<CheckClassifier>(sub, CvTask::classification, "check");
+  c.grid("--shift", "shift", &CheckParams::shift, "shift");
+  c.metrics(classification_metrics<CheckClassifier>(), "accuracy");
 }
 
 }  // namespace mlt::app

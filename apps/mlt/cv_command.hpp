@@ -197,10 +197,20 @@ class CvCommand {
   // The metrics --metric chooses from (the first is listed first in --help), and the default.
   template <class Target>
   CvCommand& metrics(MetricList<Estimator, Target> list, const std::string& default_metric) {
+    constexpr CvTask expected = std::is_same_v<Target, arma::mat> ? CvTask::regression
+                                : std::is_same_v<Target, Labels> ? CvTask::classification
+                                                                  : CvTask::none;
+    static_assert(std::is_same_v<Target, arma::mat> || std::is_same_v<Target, Labels> ||
+                      std::is_same_v<Target, cv::NoTarget>,
+                  "cv targets are arma::mat (regression), Labels (classes) or cv::NoTarget");
+    if (task_ != expected) throw std::logic_error("CvCommand::metrics: metric targets do not match the task");
     Names names;
     for (const auto& m : list) names.push_back(m.first);
     metric_names_ = names;
     default_metric_ = default_metric;
+    std::string help = "Metric to compare grid points by:";
+    for (const auto& n : names) help += " " + n + (n == default_metric ? " (default)" : "");
+    app_->get_option("--metric")->description(help);
     run_ = [this, list = std::move(list)] { run<Target>(list); };
     return *this;
   }
@@ -304,19 +314,16 @@ class CvCommand {
   OofColumns out_of_fold(const Params& best, const CvData& data, const Target& y) const {
     OofColumns c;
     cv::PredictFn<Estimator> predict = oof_predict_;
-    if (task_ == CvTask::regression) {
-      if constexpr (!std::is_same_v<Target, cv::NoTarget>)
-        if (!predict) predict = [](const Estimator& e, const arma::mat& X) { return arma::mat(e.predict(X)); };
+    if constexpr (std::is_same_v<Target, arma::mat>) {  // regression: the predictions
+      if (!predict) predict = [](const Estimator& e, const arma::mat& X) { return arma::mat(e.predict(X)); };
       c.names = data.target_names;
-    } else if (task_ == CvTask::classification) {
-      if constexpr (!std::is_same_v<Target, cv::NoTarget>) {
-        if (!predict) {
-          predict = [](const Estimator& e, const arma::mat& X) {
-            arma::mat out = arma::conv_to<arma::mat>::from(Labels(e.predict(X)));
-            if constexpr (HasPredictProba<Estimator>) out = arma::join_rows(out, arma::mat(e.predict_proba(X)));
-            return out;
-          };
-        }
+    } else if constexpr (std::is_same_v<Target, Labels>) {  // classes, then probabilities
+      if (!predict) {
+        predict = [](const Estimator& e, const arma::mat& X) {
+          arma::mat out = arma::conv_to<arma::mat>::from(Labels(e.predict(X)));
+          if constexpr (HasPredictProba<Estimator>) out = arma::join_rows(out, arma::mat(e.predict_proba(X)));
+          return out;
+        };
       }
       c.text_names = {data.schema.target};
       if constexpr (HasPredictProba<Estimator>)
@@ -327,7 +334,7 @@ class CvCommand {
     }
     for (std::size_t r = 0; r < data.folds.n_repeats(); ++r) {
       arma::mat P = cv::cross_validate<Estimator, Target>(best, data.table.X, y, data.folds, predict, r, opt_.jobs);
-      if (task_ == CvTask::classification) {
+      if constexpr (std::is_same_v<Target, Labels>) {
         std::vector<std::string> labels(P.n_rows);
         for (arma::uword i = 0; i < P.n_rows; ++i) labels[i] = data.encoder.classes().at(static_cast<std::size_t>(P(i, 0)));
         c.text.push_back(std::move(labels));

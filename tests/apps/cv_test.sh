@@ -50,7 +50,9 @@ check "csv mean = json mean" python3 -c '
 import json, sys; j = json.loads(sys.argv[1]); rows = sys.argv[2].splitlines()[1:]
 assert [float(r.split(",")[2]) for r in rows] == [x["mean"] for x in j["results"]]' "$json_out" "$out"
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2 --per-fold
-check "csv --per-fold columns" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best,fold1,fold2,fold3,fold4,fold5"
+check "csv --per-fold columns, named by the fold column's values" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best,fold0,fold1,fold2,fold3,fold4"
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 2 --per-fold --folds 3
+check "csv --per-fold columns, numbered from 1" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best,fold1,fold2,fold3"
 
 # Without a grid flag: the defaults, one row.
 run "$MLT" pca cv "$DATA/iris.csv" --ignore species
@@ -86,13 +88,13 @@ expect_status 0 "--oof" "$MLT" pca cv "$IRIS" --ignore species --folds-from fold
 report=$out
 check "oof header" test "$(head -1 oof.csv)" = "row,fold,sepal_length,sepal_width,petal_length,petal_width"
 check "oof: one line per row" test "$(wc -l < oof.csv)" -eq 151
-check "oof folds are the column's, numbered from 1; fold errors = the report's" python3 - "$report" "$IRIS" <<'PY'
+check "oof folds are the column's values; fold errors = the report's" python3 - "$report" "$IRIS" <<'PY'
 import csv, json, sys
 rep = json.loads(sys.argv[1]); data = list(csv.DictReader(open(sys.argv[2]))); oof = list(csv.DictReader(open("oof.csv")))
 cols = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
 err = [0.0] * 5; n = [0] * 5
 for i, (d, o) in enumerate(zip(data, oof)):
-    assert int(o["row"]) == i + 1 and int(o["fold"]) == int(d["fold"]) + 1
+    assert int(o["row"]) == i + 1 and o["fold"] == d["fold"]
     f = int(d["fold"]); n[f] += 4
     err[f] += sum((float(d[c]) - float(o[c])) ** 2 for c in cols)
 for f in range(5):

@@ -141,6 +141,8 @@ TEST_CASE("folds from a column: numeric order, errors with file:line") {
   // "1" < "2" < "10" numerically: folds 0, 1, 2.
   CHECK(arma::all(f.assignment(0) == arma::uvec({2, 1, 0, 1, 2, 0})));
   CHECK(arma::all(f.split(0).test == arma::uvec({2, 5})));
+  CHECK(f.fold_name(2) == "10");
+  CHECK(cv::kfold(6, 3, 0).fold_name(2) == "3");
   check_partition(f);
   CHECK_THROWS_WITH_AS(cv::folds_from_column({"0", "-1"}, "fold", "d.csv", {2, 3}),
                        doctest::Contains("d.csv:3: fold column \"fold\" is -1"), DataError);
@@ -154,14 +156,15 @@ TEST_CASE("a training part without some class is refused, never scored") {
   // Class 2 has one row: whichever fold holds it trains without class 2.
   const Labels y = {0, 0, 0, 1, 1, 1, 0, 1, 2, 0};
   CHECK_THROWS_WITH_AS(cv::check_training_classes(cv::kfold(10, 2, 1), y, {"a", "b", "c"}),
-                       doctest::Contains("no sample of class \"c\" (1 in all"), DataError);
+                       doctest::Contains("no sample of class \"c\" (its 1 rows are all in this fold)"), DataError);
   CHECK_THROWS_AS(cv::check_training_classes(cv::stratified_kfold(y, 3, 1), y), DataError);
   // Every class with >= 2 rows in 2 stratified folds: each training part has each class.
   const Labels ok = {0, 0, 0, 1, 1, 1, 0, 1, 2, 2};
   CHECK_NOTHROW(cv::check_training_classes(cv::stratified_kfold(ok, 2, 1), ok));
   // Plain k-fold can put both rows of class 2 in one fold (rows 8, 9 under folds-from).
   const cv::Folds together = cv::folds_from_column({"1", "2", "1", "2", "1", "2", "1", "2", "1", "1"}, "f", "x", {});
-  CHECK_THROWS_WITH_AS(cv::check_training_classes(together, ok), doctest::Contains("fold 1"), DataError);
+  CHECK_THROWS_WITH_AS(cv::check_training_classes(together, ok), doctest::Contains("fold 1 (2 folds from column"),
+                       DataError);
 }
 
 TEST_CASE("grid syntax: lists, log ranges, integer ranges, text") {

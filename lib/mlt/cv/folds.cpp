@@ -116,8 +116,9 @@ Folds folds_from_column(const std::vector<std::string>& cells, const std::string
   if (encoder.n_classes() < 2)
     throw DataError(source + ": fold column \"" + column + "\" has " + std::to_string(encoder.n_classes()) +
                     " distinct value; cross-validation needs at least 2 folds");
-  return Folds({folds}, encoder.n_classes(),
-               std::to_string(encoder.n_classes()) + " folds from column \"" + column + "\"");
+  Folds out({folds}, encoder.n_classes(), std::to_string(encoder.n_classes()) + " folds from column \"" + column + "\"");
+  out.set_fold_names(encoder.classes());
+  return out;
 }
 
 void check_training_classes(const Folds& folds, const Labels& y, const Names& classes) {
@@ -139,11 +140,11 @@ void check_training_classes(const Folds& folds, const Labels& y, const Names& cl
     for (std::size_t c = 0; c < n_classes; ++c) {
       if (only_fold[c] == kNone || only_fold[c] == kSeveral) continue;
       const std::string name = c < classes.size() ? "\"" + classes[c] + "\"" : std::to_string(c);
-      std::string which = "fold " + std::to_string(only_fold[c] + 1);
+      std::string which = "fold " + folds.fold_name(only_fold[c]);
       if (folds.n_repeats() > 1) which += " of repeat " + std::to_string(r + 1);
       throw DataError(which + " (" + folds.description() + "): its training part has no sample of class " + name +
-                      " (" + std::to_string(count[c]) + " in all, all in this fold); use fewer folds, " +
-                      "stratified folds or more data");
+                      " (its " + std::to_string(count[c]) + " rows are all in this fold); a class needs rows " +
+                      "in at least two folds: use fewer folds, stratified folds or more data");
     }
   }
 }

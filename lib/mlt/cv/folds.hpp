@@ -40,11 +40,16 @@ class Folds {
   Split split(std::size_t s) const;
   // "5-fold, shuffled (seed 42)", for messages and reports.
   const std::string& description() const { return description_; }
+  // How reports name fold f: its value in the fold column (folds_from_column), else
+  // its number from 1.
+  std::string fold_name(std::size_t f) const { return f < names_.size() ? names_[f] : std::to_string(f + 1); }
+  void set_fold_names(Names names) { names_ = std::move(names); }
 
  private:
   std::vector<arma::uvec> assignment_;
   std::size_t n_folds_ = 0;
   std::string description_;
+  Names names_;
 };
 
 // Shuffled k-fold: rows are permuted with Random(seed) (repeat r > 0 with a new

@@ -105,7 +105,7 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string
         if (s.size() != points.size()) throw Error("internal: scorer returned the wrong number of scores", kExitSoftware);
         for (std::size_t j = 0; j < points.size(); ++j) {
           if (!std::isfinite(s[j])) {
-            std::string where = "fold " + std::to_string(split.fold + 1);
+            std::string where = "fold " + folds.fold_name(split.fold);
             if (folds.n_repeats() > 1) where += " of repeat " + std::to_string(split.repeat + 1);
             throw DataError(metric + " is not finite at " + grid.describe(points[j]) + ", " + where);
           }
