@@ -1,8 +1,9 @@
-// mlt pca fit | transform | score
+// mlt pca fit | transform | score | cv
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "cv_command.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/pca.hpp"
 
@@ -73,7 +74,8 @@ void setup_pca(CLI::App& app) {
       "Examples:\n"
       "  mlt pca fit data/iris.csv --ignore species -k 2 -o iris.pca\n"
       "  mlt pca transform iris.pca data/iris.csv > scores.csv\n"
-      "  mlt pca score iris.pca data/iris.csv --json");
+      "  mlt pca score iris.pca data/iris.csv --json\n"
+      "  mlt pca cv data/iris.csv --ignore species -k 1:4 --folds 5");
 
   auto fit_opt = std::make_shared<FitOptions>();
   auto* fit = pca->add_subcommand("fit", "Learn the principal axes of DATA and save them as a model");
@@ -113,6 +115,24 @@ void setup_pca(CLI::App& app) {
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
+
+  // cv: folds over rows; each fold's PCA is fitted on the training rows (and
+  // standardized with their statistics only) and scored on the held-out rows.
+  auto& cv = add_cv_command<Pca>(pca, CvTask::none,
+                                 "Cross-validate the reconstruction error over a grid of component counts");
+  cv.grid("-k,--components", "n_components", &Pca::Params::n_components, "Number of components",
+          positive_integer());
+  cv.app()->add_flag("--whiten", cv.params().whiten, "Scale the scores to unit variance");
+  cv.app()->add_flag("--standardize", cv.params().standardize,
+                     "Divide each column by its standard deviation first (fitted on the training folds)");
+  cv.metrics(MetricList<Pca, cv::NoTarget>{{"reconstruction_mse",
+                                            [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
+                                              return e.reconstruction_mse(X);
+                                            }}},
+             "reconstruction_mse");
+  // --oof: each row as reconstructed by the PCA that did not see it.
+  cv.oof([](const CvData& d) { return d.table.feature_names; },
+         [](const Pca& e, const arma::mat& X) { return e.inverse_transform(e.transform(X)); });
 }
 
 }  // namespace mlt::app

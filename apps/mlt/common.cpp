@@ -177,12 +177,14 @@ void add_target_option(CLI::App* cmd, Names& target, bool multiple) {
   else o->expected(1);
 }
 
-RegressionData read_regression_data(const DataOptions& opt, const Names& targets) {
+RegressionData read_regression_data(const DataOptions& opt, const Names& targets, const Names& extra_text) {
   RegressionData d;
-  const Names wanted = targets.empty() ? Names{io::kLastColumn} : targets;
+  Names wanted = targets.empty() ? Names{io::kLastColumn} : targets;
+  const std::size_t n_targets = wanted.size();
+  wanted.insert(wanted.end(), extra_text.begin(), extra_text.end());
   d.table = read_training_data(opt, wanted);
-  d.Y.set_size(d.table.n_rows(), d.table.text.size());
-  for (std::size_t t = 0; t < d.table.text.size(); ++t) {
+  d.Y.set_size(d.table.n_rows(), n_targets);
+  for (std::size_t t = 0; t < n_targets; ++t) {
     const auto& col = d.table.text[t];
     d.Y.col(t) = parse_numeric_target(col.values, col.name, d.table.source, d.table.lines);
     d.target_names.push_back(col.name);
@@ -190,9 +192,12 @@ RegressionData read_regression_data(const DataOptions& opt, const Names& targets
   return d;
 }
 
-ClassificationData read_classification_data(const DataOptions& opt, const std::string& target) {
+ClassificationData read_classification_data(const DataOptions& opt, const std::string& target,
+                                            const Names& extra_text) {
   ClassificationData d;
-  d.table = read_training_data(opt, {target.empty() ? std::string(io::kLastColumn) : target});
+  Names wanted{target.empty() ? std::string(io::kLastColumn) : target};
+  wanted.insert(wanted.end(), extra_text.begin(), extra_text.end());
+  d.table = read_training_data(opt, wanted);
   const auto& col = d.table.text[0];
   d.target = col.name;
   if (looks_continuous(col.values))

@@ -62,7 +62,8 @@ struct RegressionData {
   arma::mat Y;          // n x n_targets
   Names target_names;
 };
-RegressionData read_regression_data(const DataOptions& opt, const Names& targets);
+// `extra_text` columns (a fold column, say) are kept as text after the targets.
+RegressionData read_regression_data(const DataOptions& opt, const Names& targets, const Names& extra_text = {});
 
 struct ClassificationData {
   io::Table table;
@@ -71,7 +72,9 @@ struct ClassificationData {
   std::string target;
 };
 // Refuses one class ("only one class") and labels that look continuous.
-ClassificationData read_classification_data(const DataOptions& opt, const std::string& target);
+// `extra_text` columns are kept as text after the target (table.text[1], ...).
+ClassificationData read_classification_data(const DataOptions& opt, const std::string& target,
+                                            const Names& extra_text = {});
 
 // Adds --target (several comma-separated when `multiple`).
 void add_target_option(CLI::App* cmd, Names& target, bool multiple = false);

@@ -15,6 +15,7 @@ int openblas_get_num_threads(void);
 namespace mlt {
 namespace {
 unsigned thread_count_ = 0;
+thread_local unsigned thread_share_ = 0;  // 0: no ThreadShare in this thread
 }
 
 void set_thread_count(unsigned n) {
@@ -23,8 +24,15 @@ void set_thread_count(unsigned n) {
 }
 
 unsigned thread_count() {
+  if (thread_share_) return thread_share_;
   return thread_count_ ? thread_count_ : std::max(1u, std::thread::hardware_concurrency());
 }
+
+ThreadShare::ThreadShare(unsigned n) : previous_(thread_share_) { thread_share_ = n ? n : 1; }
+ThreadShare::~ThreadShare() { thread_share_ = previous_; }
+
+unsigned blas_threads() { return static_cast<unsigned>(std::max(1, openblas_get_num_threads())); }
+void set_blas_threads(unsigned n) { openblas_set_num_threads(static_cast<int>(n ? n : 1)); }
 
 std::string blas_description() {
   return std::string(openblas_get_config()) + "; kernel " + openblas_get_corename() + ", " +

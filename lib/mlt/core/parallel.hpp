@@ -9,7 +9,28 @@ namespace mlt {
 
 // 0 means one per core.
 void set_thread_count(unsigned n);
+// The threads the calling thread may use: its share while a ThreadShare is alive in
+// it, else the global count.
 unsigned thread_count();
+
+// Divides the cores among concurrent jobs (cross-validation's --jobs): while alive in
+// a thread, thread_count() there returns `n`, so an algorithm's own parallel loop
+// stays within its job's share. OpenBLAS's count is process-wide: the code that
+// starts the jobs sets it with set_blas_threads.
+class ThreadShare {
+ public:
+  explicit ThreadShare(unsigned n);
+  ~ThreadShare();
+  ThreadShare(const ThreadShare&) = delete;
+  ThreadShare& operator=(const ThreadShare&) = delete;
+
+ private:
+  unsigned previous_;
+};
+
+// OpenBLAS's thread count (process-wide), to set and restore around concurrent jobs.
+unsigned blas_threads();
+void set_blas_threads(unsigned n);
 
 // OpenBLAS's build, the processor kernel it runs, and its thread count.
 std::string blas_description();

@@ -1,0 +1,318 @@
+// The non-template half of `mlt <algo> cv`: flags, data and folds, progress, reports.
+#include "cv_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+
+#include "mlt/io/file.hpp"
+
+namespace mlt::app {
+
+void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
+  add_data_options(cmd, opt.data);
+  if (task != CvTask::none) add_target_option(cmd, opt.target, task == CvTask::regression);
+  auto* folds = cmd->add_option("--folds", opt.folds, "Number of folds K (>= 2)")
+                    ->check(positive_integer())
+                    ->capture_default_str();
+  auto* loo = cmd->add_flag("--loo", opt.loo, "Leave-one-out: as many folds as rows");
+  auto* repeats = cmd->add_option("--repeats", opt.repeats, "Repeat K-fold with new shuffles R times")
+                      ->check(positive_integer())
+                      ->capture_default_str();
+  auto* strat = cmd->add_flag("--stratify", opt.stratify,
+                              task == CvTask::classification ? "Keep class proportions in every fold (the default)"
+                                                             : "Keep class proportions in every fold (classifiers only)");
+  auto* no_strat = cmd->add_flag("--no-stratify", opt.no_stratify, "Plain shuffled folds, ignoring the classes");
+  auto* from = cmd->add_option("--folds-from", opt.folds_from,
+                               "Take each row's fold from this column (name or 1-based number); not a feature");
+  cmd->add_option("--seed", opt.seed, "Seed of the fold shuffles (same seed, same folds for every algorithm)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+              return "must be a whole number >= 0, got " + s;
+            return "";
+          },
+          "INTEGER>=0"))
+      ->capture_default_str();
+  cmd->add_option("--metric", opt.metric, "Metric to compare grid points by (default: the algorithm's)");
+  cmd->add_option("--jobs", opt.jobs, "Fits to run at once (at most --threads); results do not depend on it")
+      ->check(positive_integer())
+      ->capture_default_str();
+  cmd->add_flag("--per-fold", opt.per_fold, "Also report each fold's value");
+  cmd->add_flag("--json", opt.json, "One JSON object instead of CSV");
+  auto* refit = cmd->add_flag("--refit", opt.refit, "Then fit on all the data with the best parameters (needs -o)");
+  auto* out = cmd->add_option("-o,--output", opt.output, "Model file written by --refit");
+  cmd->add_option("--oof", opt.oof,
+                  "Write each row's out-of-fold prediction at the best grid point, with its fold, to this CSV file");
+  loo->excludes(folds)->excludes(repeats)->excludes(from);
+  from->excludes(folds)->excludes(repeats)->excludes(strat)->excludes(no_strat);
+  strat->excludes(no_strat);
+  refit->needs(out);
+  out->needs(refit);
+}
+
+std::string choose_metric(const CvOptions& opt, const Names& known, const std::string& fallback) {
+  const std::string metric = opt.metric.empty() ? fallback : opt.metric;
+  bool found = false;
+  std::string list;
+  for (const auto& k : known) {
+    found = found || k == metric;
+    list += (list.empty() ? "" : ", ") + k;
+  }
+  if (!found) throw UsageError("--metric: unknown metric \"" + metric + "\"; choose from " + list);
+  if (opt.loo && metric == "r2")
+    throw UsageError("--metric r2 is undefined on the one-row folds of --loo; use mse, rmse or mae");
+  return metric;
+}
+
+void refuse_cv_overwrites(const CvOptions& opt) {
+  if (!opt.output.empty()) refuse_overwrite(opt.output, {opt.data.path});
+  if (!opt.oof.empty()) {
+    refuse_overwrite(opt.oof, {opt.data.path});
+    if (!opt.output.empty() && (opt.oof == opt.output || io::same_file(opt.oof, opt.output)))
+      throw UsageError("--oof and -o name the same file " + opt.oof);
+  }
+  if (opt.oof == "-") throw UsageError("--oof needs a file: the report goes to standard output");
+}
+
+CvData read_cv_data(const CvOptions& opt, CvTask task) {
+  if (!opt.loo && opt.folds_from.empty() && opt.folds < 2)
+    throw UsageError("--folds: must be at least 2, got " + std::to_string(opt.folds));
+  if (task != CvTask::classification && opt.stratify)
+    throw UsageError("--stratify needs class labels; this command has none");
+  const Names extra = opt.folds_from.empty() ? Names{} : Names{opt.folds_from};
+  CvData d;
+  switch (task) {
+    case CvTask::none:
+      d.table = read_training_data(opt.data, extra);
+      d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}};
+      break;
+    case CvTask::regression: {
+      RegressionData r = read_regression_data(opt.data, opt.target, extra);
+      d.table = std::move(r.table);
+      d.Y = std::move(r.Y);
+      d.target_names = r.target_names;
+      d.schema = {d.table.feature_names, d.table.had_header, d.target_names.at(0),
+                  d.target_names.size() > 1 ? d.target_names : Names{}, {}};
+      break;
+    }
+    case CvTask::classification: {
+      ClassificationData c = read_classification_data(opt.data, opt.target.empty() ? "" : opt.target[0], extra);
+      d.table = std::move(c.table);
+      d.y = std::move(c.y);
+      d.encoder = c.encoder;
+      d.target_names = {c.target};
+      d.schema = {d.table.feature_names, d.table.had_header, c.target, {}, c.encoder.classes()};
+      break;
+    }
+  }
+  const std::size_t n = d.table.n_rows();
+  if (!opt.folds_from.empty()) {
+    const io::TextColumn& col = d.table.text.back();
+    for (const auto& t : d.target_names)
+      if (t == col.name) throw UsageError("--folds-from: column \"" + col.name + "\" is the target");
+    d.folds = cv::folds_from_column(col.values, col.name, d.table.source, d.table.lines);
+  } else if (opt.loo) {
+    d.folds = cv::leave_one_out(n);
+  } else if (task == CvTask::classification && !opt.no_stratify) {
+    d.folds = cv::stratified_kfold(d.y, opt.folds, opt.seed, opt.repeats);
+  } else {
+    d.folds = cv::kfold(n, opt.folds, opt.seed, opt.repeats);
+  }
+  if (task == CvTask::classification) cv::check_training_classes(d.folds, d.y, d.encoder.classes());
+  return d;
+}
+
+cv::Progress progress_reporter() {
+  if (quiet() || !isatty(STDERR_FILENO)) return {};
+  using clock = std::chrono::steady_clock;
+  struct State {
+    clock::time_point start = clock::now(), last;
+    bool shown = false;
+  };
+  auto s = std::make_shared<State>();
+  return [s](std::size_t done, std::size_t total) {
+    const auto now = clock::now();
+    const bool end = done == total;
+    // Quick sweeps stay silent; long ones update a few times a second.
+    if (now - s->start < std::chrono::seconds(2) || (!end && now - s->last < std::chrono::milliseconds(250))) return;
+    s->last = now;
+    s->shown = true;
+    std::fprintf(stderr, "\rmlt: cv: %zu/%zu fits (%.0f%%)%s", done, total, 100.0 * done / total, end ? "\n" : "");
+    std::fflush(stderr);
+  };
+}
+
+namespace {
+
+nlohmann::ordered_json params_json(const cv::Grid& grid, std::size_t point) {
+  nlohmann::ordered_json p = nlohmann::ordered_json::object();
+  const std::vector<cv::Value> v = grid.point(point);
+  for (std::size_t a = 0; a < v.size(); ++a) {
+    const cv::Axis& axis = grid.axes()[a];
+    if (axis.kind == cv::ValueKind::text) p[axis.name] = v[a].text;
+    else if (axis.kind == cv::ValueKind::integer) p[axis.name] = static_cast<long long>(v[a].number);
+    else p[axis.name] = v[a].number;
+  }
+  return p;
+}
+
+}  // namespace
+
+void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds& folds,
+                     const cv::SearchResult& result) {
+  std::string text;
+  if (opt.json) {
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    for (const auto& r : result.results) {
+      nlohmann::ordered_json j = {{"params", params_json(grid, r.point)}, {"mean", r.mean}, {"std", r.std},
+                          {"folds", folds.n_splits()}};
+      if (opt.per_fold) j["fold_scores"] = arma::conv_to<std::vector<double>>::from(r.fold_scores);
+      results.push_back(std::move(j));
+    }
+    nlohmann::ordered_json out = {{"metric", result.metric}, {"results", results}, {"best", results[result.best]}};
+    text = out.dump() + "\n";
+  } else {
+    bool first = true;
+    const auto cell = [&](const std::string& s) {
+      if (!first) text += ',';
+      io::append_cell(text, s);
+      first = false;
+    };
+    for (const auto& a : grid.axes()) cell(a.name);
+    for (const char* h : {"metric", "mean", "std", "folds", "best"}) cell(h);
+    if (opt.per_fold)
+      for (std::size_t s = 0; s < folds.n_splits(); ++s) {
+        std::string name = "fold" + folds.fold_name(s % folds.n_folds());
+        if (folds.n_repeats() > 1) name = "repeat" + std::to_string(s / folds.n_folds() + 1) + "_" + name;
+        cell(name);
+      }
+    text += '\n';
+    for (std::size_t i = 0; i < result.results.size(); ++i) {
+      const cv::PointResult& r = result.results[i];
+      first = true;
+      for (const auto& v : grid.point(r.point)) cell(v.text);
+      cell(result.metric);
+      text += ',';
+      io::append_number(text, r.mean);
+      text += ',';
+      io::append_number(text, r.std);
+      text += ',' + std::to_string(folds.n_splits()) + (i == result.best ? ",1" : ",0");
+      if (opt.per_fold)
+        for (double s : r.fold_scores) {
+          text += ',';
+          io::append_number(text, s);
+        }
+      text += '\n';
+    }
+  }
+  io::OutputFile out("-");
+  out.write(text);
+  out.commit();
+}
+
+void write_oof(const std::string& path, const cv::Folds& folds, const OofColumns& c) {
+  io::OutputFile out(path);
+  std::string buf;
+  bool first = true;
+  const auto cell = [&](const std::string& s) {
+    if (!first) buf += ',';
+    io::append_cell(buf, s);
+    first = false;
+  };
+  const bool repeats = folds.n_repeats() > 1;
+  cell("row");
+  cell("fold");
+  if (repeats) cell("repeat");
+  for (const auto& n : c.text_names) cell(n);
+  for (const auto& n : c.names) cell(n);
+  buf += '\n';
+  for (std::size_t r = 0; r < folds.n_repeats(); ++r) {
+    const arma::uvec& fold = folds.assignment(r);
+    for (arma::uword i = 0; i < fold.n_elem; ++i) {
+      buf += std::to_string(i + 1) + ',';
+      io::append_cell(buf, folds.fold_name(fold[i]));
+      if (repeats) buf += ',' + std::to_string(r + 1);
+      if (!c.text_names.empty()) {
+        buf += ',';
+        io::append_cell(buf, c.text[r][i]);
+      }
+      for (arma::uword j = 0; j < c.values[r].n_cols; ++j) {
+        buf += ',';
+        io::append_number(buf, c.values[r](i, j));
+      }
+      buf += '\n';
+      if (buf.size() > (1 << 16)) {
+        out.write(buf);
+        buf.clear();
+      }
+    }
+  }
+  out.write(buf);
+  out.commit();
+}
+
+}  // namespace mlt::app
+
+// Compile-time check of the supervised paths of CvCommand (regression targets, class
+// labels, predict_proba, --oof of predictions) until ridge, logreg and knn use them:
+// instantiating them here makes a type error in those paths a build failure now
+// rather than at the merge. Never called; remove once a regressor and a classifier
+// are wired.
+namespace mlt::app {
+namespace {
+
+struct CheckParams {
+  double shift = 0;
+  std::size_t n = 1;
+  std::string mode;
+};
+
+struct CheckRegressor {  // predicts the training mean (+ shift)
+  using Params = CheckParams;
+  static constexpr const char* kind = "check";
+  explicit CheckRegressor(Params p = {}) : p_(std::move(p)) {}
+  CheckRegressor& fit(const arma::mat&, const arma::mat& y) {
+    mean_ = arma::mean(y, 0);
+    return *this;
+  }
+  arma::mat predict(const arma::mat& X) const { return arma::repmat(mean_, X.n_rows, 1) + p_.shift; }
+  void save(io::ModelWriter& w) const { w.add("mean", mean_); }
+  Params p_;
+  arma::rowvec mean_;
+};
+
+struct CheckClassifier {  // predicts the training majority class, probabilities = class frequencies
+  using Params = CheckParams;
+  static constexpr const char* kind = "check";
+  explicit CheckClassifier(Params p = {}) : p_(std::move(p)) {}
+  CheckClassifier& fit(const arma::mat&, const Labels& y) {
+    prior_ = arma::conv_to<arma::rowvec>::from(arma::hist(y, arma::regspace<arma::uvec>(0, y.max()))) / y.n_elem;
+    return *this;
+  }
+  Labels predict(const arma::mat& X) const { return Labels(X.n_rows).fill(prior_.index_max()); }
+  arma::mat predict_proba(const arma::mat& X) const { return arma::repmat(prior_, X.n_rows, 1); }
+  void save(io::ModelWriter& w) const { w.add("prior", prior_); }
+  Params p_;
+  arma::rowvec prior_;
+};
+
+}  // namespace
+
+void instantiate_supervised_cv_paths(CLI::App* app);
+void instantiate_supervised_cv_paths(CLI::App* app) {
+  auto& r = add_cv_command<CheckRegressor>(app, CvTask::regression, "check");
+  r.grid("--shift", "shift", &CheckParams::shift, "shift", non_negative());
+  r.grid("--n", "n", &CheckParams::n, "n", positive_integer());
+  r.grid("--mode", "mode", &CheckParams::mode, "mode", CLI::IsMember({"a", "b"}));
+  r.metrics(regression_metrics<CheckRegressor>(), "mse");
+  auto* sub = app->add_subcommand("check-classifier", "check");
+  auto& c = add_cv_command<CheckClassifier>(sub, CvTask::classification, "check");
+  c.grid("--shift", "shift", &CheckParams::shift, "shift");
+  c.metrics(classification_metrics<CheckClassifier>(), "accuracy");
+}
+
+}  // namespace mlt::app

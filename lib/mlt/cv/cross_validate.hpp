@@ -1,0 +1,104 @@
+// The one piece of generic estimator machinery (STYLE.md section 7): fit a fresh
+// estimator per split from copied Params, as scikit-learn's clone does, then either
+// return out-of-fold predictions (LIBLINEAR's cross_validation) or score each split.
+// Metrics stay with the caller (lib/mlt/metrics.hpp); this file knows only
+//
+//   Estimator(Params)                               a fresh, unfitted estimator
+//   e.fit(X) or e.fit(X, y)                         fit on the training rows only
+//
+// so preprocessing an estimator owns (its Standardizer, fitted inside fit) sees the
+// training rows of the split and nothing else: no leakage from the held-out rows.
+// Targets: NoTarget (unsupervised), arma::vec / arma::mat (regression, one row per
+// sample), Labels (classes 0..K-1).
+#pragma once
+
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+#include "mlt/cv/folds.hpp"
+#include "mlt/cv/grid.hpp"
+#include "mlt/cv/search.hpp"
+
+namespace mlt::cv {
+
+// The target of an unsupervised estimator: there is none.
+struct NoTarget {};
+
+// The rows `rows` of a target (its entries for a vector, its rows for a matrix).
+inline NoTarget take_rows(const NoTarget&, const arma::uvec&) { return {}; }
+inline arma::mat take_rows(const arma::mat& y, const arma::uvec& rows) { return y.rows(rows); }
+inline arma::vec take_rows(const arma::vec& y, const arma::uvec& rows) { return y.elem(rows); }
+inline Labels take_rows(const Labels& y, const arma::uvec& rows) { return y.elem(rows); }
+
+// A fresh Estimator(params) fitted on rows `rows` of X (and y).
+template <class Estimator, class Target>
+Estimator fit_on_rows(const typename Estimator::Params& params, const arma::mat& X, const Target& y,
+                      const arma::uvec& rows) {
+  Estimator e(params);  // a copy of the params; nothing fitted elsewhere comes along
+  const arma::mat X_train = X.rows(rows);
+  if constexpr (std::is_same_v<Target, NoTarget>)
+    e.fit(X_train);
+  else
+    e.fit(X_train, take_rows(y, rows));
+  return e;
+}
+
+// What to keep from a fitted estimator for held-out rows X_test (m x p): an m x q
+// matrix (predictions, class indices as numbers, probabilities, reconstructions ...).
+template <class Estimator>
+using PredictFn = std::function<arma::mat(const Estimator& fitted, const arma::mat& X_test)>;
+
+// Out-of-fold predictions for repeat `repeat`: row i comes from the estimator fitted
+// on the training part of the split whose test part holds i. n x q. The splits run
+// on up to `jobs` threads with identical results.
+template <class Estimator, class Target>
+arma::mat cross_validate(const typename Estimator::Params& params, const arma::mat& X, const Target& y,
+                         const Folds& folds, const PredictFn<Estimator>& predict, std::size_t repeat = 0,
+                         unsigned jobs = 1) {
+  const std::size_t k = folds.n_folds();
+  std::vector<arma::mat> parts(k);
+  std::vector<arma::uvec> rows(k);
+  run_tasks(k, jobs, [&](std::size_t f) {
+    const Split s = folds.split(repeat * k + f);
+    const Estimator e = fit_on_rows<Estimator>(params, X, y, s.train);
+    parts[f] = predict(e, X.rows(s.test));
+    rows[f] = s.test;
+    if (parts[f].n_rows != s.test.n_elem) throw std::logic_error("cross_validate: predict returned the wrong rows");
+  });
+  arma::mat out(X.n_rows, parts[0].n_cols);
+  for (std::size_t f = 0; f < k; ++f) out.rows(rows[f]) = parts[f];
+  return out;
+}
+
+// How a fitted estimator is scored on held-out rows; higher or lower is better as
+// metrics::higher_is_better says for the metric's name.
+template <class Estimator, class Target>
+using ScoreFn = std::function<double(const Estimator& fitted, const arma::mat& X_test, const Target& y_test)>;
+
+// Writes a grid point's values into a copy of the base params.
+template <class Estimator>
+using ApplyFn = std::function<void(typename Estimator::Params& params, const std::vector<Value>& point)>;
+
+// The plain-path SplitScorer for grid_search: for each grid point, copy `base`,
+// apply the point, fit a fresh estimator on the split's training rows and score it
+// on its test rows. X, y and the functions must outlive the returned scorer.
+template <class Estimator, class Target>
+SplitScorer make_split_scorer(const Grid& grid, const typename Estimator::Params& base, const ApplyFn<Estimator>& apply,
+                              const arma::mat& X, const Target& y, const ScoreFn<Estimator, Target>& score) {
+  return [&grid, base, &apply, &X, &y, &score](const Split& split, const std::vector<std::size_t>& points) {
+    const arma::mat X_test = X.rows(split.test);
+    const Target y_test = take_rows(y, split.test);
+    std::vector<double> out;
+    for (std::size_t p : points) {
+      typename Estimator::Params params = base;
+      apply(params, grid.point(p));
+      const Estimator e = fit_on_rows<Estimator>(params, X, y, split.train);
+      out.push_back(score(e, X_test, y_test));
+    }
+    return out;
+  };
+}
+
+}  // namespace mlt::cv

@@ -1,0 +1,152 @@
+// Fold generators. All randomness comes from one mlt::Random stream per call, used in
+// a fixed order (repeat 0, repeat 1, ...), so repeat 0 of a 3-repeat run is the same
+// partition as the single repeat of a 1-repeat run with the same seed.
+#include "mlt/cv/folds.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/random.hpp"
+#include "mlt/labels.hpp"
+
+namespace mlt::cv {
+namespace {
+
+void check_k(std::size_t n_rows, std::size_t k, std::size_t repeats) {
+  if (k < 2) throw UsageError("folds must be at least 2, got " + std::to_string(k));
+  if (repeats < 1) throw UsageError("repeats must be at least 1");
+  if (k > n_rows)
+    throw DataError("folds=" + std::to_string(k) + " > n_samples=" + std::to_string(n_rows) +
+                    ": every fold needs at least one sample");
+}
+
+std::string shuffled_description(std::size_t k, std::uint64_t seed, std::size_t repeats, const char* what) {
+  std::string d = std::to_string(k) + "-fold " + what + " (seed " + std::to_string(seed) + ")";
+  if (repeats > 1) d += ", " + std::to_string(repeats) + " repeats";
+  return d;
+}
+
+}  // namespace
+
+Folds::Folds(std::vector<arma::uvec> assignment, std::size_t n_folds, std::string description)
+    : assignment_(std::move(assignment)), n_folds_(n_folds), description_(std::move(description)) {
+  if (assignment_.empty() || n_folds_ < 2) throw std::invalid_argument("Folds: no repeats or < 2 folds");
+  for (const auto& a : assignment_) {
+    if (a.n_elem != assignment_[0].n_elem) throw std::invalid_argument("Folds: repeats of unequal length");
+    std::vector<std::size_t> count(n_folds_, 0);
+    for (arma::uword f : a) {
+      if (f >= n_folds_) throw std::invalid_argument("Folds: fold index out of range");
+      ++count[f];
+    }
+    for (std::size_t c : count)
+      if (c == 0) throw std::invalid_argument("Folds: an empty fold");
+  }
+}
+
+Split Folds::split(std::size_t s) const {
+  if (s >= n_splits()) throw std::out_of_range("Folds::split");
+  Split out;
+  out.repeat = s / n_folds_;
+  out.fold = s % n_folds_;
+  const arma::uvec& a = assignment_[out.repeat];
+  out.test = arma::find(a == out.fold);   // find() returns ascending indices
+  out.train = arma::find(a != out.fold);
+  return out;
+}
+
+Folds kfold(std::size_t n_rows, std::size_t k, std::uint64_t seed, std::size_t repeats) {
+  check_k(n_rows, k, repeats);
+  Random rng(seed);
+  std::vector<arma::uvec> assignment;
+  std::vector<arma::uword> perm(n_rows);
+  for (std::size_t r = 0; r < repeats; ++r) {
+    std::iota(perm.begin(), perm.end(), arma::uword{0});
+    rng.shuffle(perm);
+    arma::uvec a(n_rows);
+    const std::size_t base = n_rows / k, extra = n_rows % k;
+    std::size_t pos = 0;
+    for (std::size_t f = 0; f < k; ++f) {
+      const std::size_t size = base + (f < extra ? 1 : 0);
+      for (std::size_t j = 0; j < size; ++j) a[perm[pos++]] = f;
+    }
+    assignment.push_back(std::move(a));
+  }
+  return Folds(std::move(assignment), k, shuffled_description(k, seed, repeats, "shuffled"));
+}
+
+Folds stratified_kfold(const Labels& y, std::size_t k, std::uint64_t seed, std::size_t repeats) {
+  check_k(y.n_elem, k, repeats);
+  const std::size_t n_classes = y.is_empty() ? 0 : y.max() + 1;
+  // Rows of each class, ascending.
+  std::vector<std::vector<arma::uword>> by_class(n_classes);
+  for (arma::uword i = 0; i < y.n_elem; ++i) by_class[y[i]].push_back(i);
+  Random rng(seed);
+  std::vector<arma::uvec> assignment;
+  for (std::size_t r = 0; r < repeats; ++r) {
+    arma::uvec a(y.n_elem);
+    std::size_t t = 0;  // position in the deal, across classes
+    for (auto rows : by_class) {
+      rng.shuffle(rows);
+      for (arma::uword i : rows) a[i] = t++ % k;
+    }
+    assignment.push_back(std::move(a));
+  }
+  return Folds(std::move(assignment), k, shuffled_description(k, seed, repeats, "stratified"));
+}
+
+Folds leave_one_out(std::size_t n_rows) {
+  if (n_rows < 2) throw DataError("leave-one-out needs at least 2 samples, got " + std::to_string(n_rows));
+  return Folds({arma::regspace<arma::uvec>(0, n_rows - 1)}, n_rows, "leave-one-out");
+}
+
+Folds folds_from_column(const std::vector<std::string>& cells, const std::string& column,
+                        const std::string& source, const std::vector<std::uint64_t>& lines) {
+  const auto where = [&](std::size_t i) {
+    return source + (i < lines.size() ? ":" + std::to_string(lines[i]) : std::string()) + ": fold column \"" +
+           column + "\"";
+  };
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i].empty()) throw DataError(where(i) + " is empty; every row needs a fold");
+    if (cells[i] == "-1")
+      throw DataError(where(i) + " is -1 (\"never in a test fold\" in scikit-learn); every row must belong to a fold");
+  }
+  LabelEncoder encoder;
+  const Labels folds = encoder.fit_encode(cells);
+  if (encoder.n_classes() < 2)
+    throw DataError(source + ": fold column \"" + column + "\" has " + std::to_string(encoder.n_classes()) +
+                    " distinct value; cross-validation needs at least 2 folds");
+  Folds out({folds}, encoder.n_classes(), std::to_string(encoder.n_classes()) + " folds from column \"" + column + "\"");
+  out.set_fold_names(encoder.classes());
+  return out;
+}
+
+void check_training_classes(const Folds& folds, const Labels& y, const Names& classes) {
+  if (y.is_empty()) return;
+  if (y.n_elem != folds.n_rows()) throw std::invalid_argument("check_training_classes: sizes differ");
+  // A fold's training part lacks class c exactly when every row of c is in that fold.
+  const std::size_t n_classes = y.max() + 1;
+  constexpr arma::uword kNone = arma::uword(-1), kSeveral = arma::uword(-2);
+  for (std::size_t r = 0; r < folds.n_repeats(); ++r) {
+    const arma::uvec& a = folds.assignment(r);
+    std::vector<arma::uword> only_fold(n_classes, kNone);
+    std::vector<std::size_t> count(n_classes, 0);
+    for (arma::uword i = 0; i < y.n_elem; ++i) {
+      arma::uword& f = only_fold[y[i]];
+      ++count[y[i]];
+      if (f == kNone) f = a[i];
+      else if (f != a[i]) f = kSeveral;
+    }
+    for (std::size_t c = 0; c < n_classes; ++c) {
+      if (only_fold[c] == kNone || only_fold[c] == kSeveral) continue;
+      const std::string name = c < classes.size() ? "\"" + classes[c] + "\"" : std::to_string(c);
+      std::string which = "fold " + folds.fold_name(only_fold[c]);
+      if (folds.n_repeats() > 1) which += " of repeat " + std::to_string(r + 1);
+      throw DataError(which + " (" + folds.description() + "): its training part has no sample of class " + name +
+                      " (its " + std::to_string(count[c]) + " rows are all in this fold); a class needs rows " +
+                      "in at least two folds: use fewer folds, stratified folds or more data");
+    }
+  }
+}
+
+}  // namespace mlt::cv

@@ -1,0 +1,85 @@
+// Cross-validation folds: which rows each fit trains on and which it is scored on.
+//
+// A Folds object assigns every row to one fold per repeat; split s (repeat-major:
+// s = repeat * n_folds + fold) trains on the rows outside fold `fold` of repeat
+// `repeat` and tests on the rows inside it. Every generator draws from mlt::Random
+// only, so the same seed gives the same folds on every platform and for every
+// algorithm: a sweep over ridge and one over knn with --seed 7 compare like with like.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+
+namespace mlt::cv {
+
+struct Split {
+  std::size_t repeat = 0;
+  std::size_t fold = 0;
+  arma::uvec train;  // row indices, ascending
+  arma::uvec test;   // row indices, ascending, never empty
+};
+
+class Folds {
+ public:
+  Folds() = default;
+  // assignment[r][i]: the fold (0..n_folds-1) of row i in repeat r. Every fold of
+  // every repeat must hold at least one row (std::invalid_argument otherwise: the
+  // generators below never build such folds).
+  Folds(std::vector<arma::uvec> assignment, std::size_t n_folds, std::string description);
+
+  std::size_t n_rows() const { return assignment_.empty() ? 0 : assignment_[0].n_elem; }
+  std::size_t n_folds() const { return n_folds_; }
+  std::size_t n_repeats() const { return assignment_.size(); }
+  std::size_t n_splits() const { return n_folds_ * assignment_.size(); }
+  // Fold of each row in repeat r (n_rows).
+  const arma::uvec& assignment(std::size_t repeat) const { return assignment_.at(repeat); }
+  Split split(std::size_t s) const;
+  // "5-fold, shuffled (seed 42)", for messages and reports.
+  const std::string& description() const { return description_; }
+  // How reports name fold f: its value in the fold column (folds_from_column), else
+  // its number from 1.
+  std::string fold_name(std::size_t f) const { return f < names_.size() ? names_[f] : std::to_string(f + 1); }
+  void set_fold_names(Names names) { names_ = std::move(names); }
+
+ private:
+  std::vector<arma::uvec> assignment_;
+  std::size_t n_folds_ = 0;
+  std::string description_;
+  Names names_;
+};
+
+// Shuffled k-fold: rows are permuted with Random(seed) (repeat r > 0 with a new
+// permutation from the same stream), then cut into k consecutive blocks, the first
+// n % k of size n/k + 1 and the others n/k (scikit-learn's KFold sizes).
+// Throws UsageError for k < 2 or repeats < 1, DataError for k > n.
+Folds kfold(std::size_t n_rows, std::size_t k, std::uint64_t seed, std::size_t repeats = 1);
+
+// Stratified k-fold for class labels y (0..K-1): within each class the rows are
+// shuffled, then all rows, class after class, are dealt to the folds in turn, so each
+// fold holds floor or ceil(n_c / k) rows of every class c and fold sizes differ by
+// at most one. A class with fewer than k rows cannot appear in every fold; this is
+// allowed (check_training_classes decides whether the fits can still be made).
+Folds stratified_kfold(const Labels& y, std::size_t k, std::uint64_t seed, std::size_t repeats = 1);
+
+// Leave-one-out: n folds of one row each, in row order (no randomness).
+// Throws DataError for fewer than 2 rows.
+Folds leave_one_out(std::size_t n_rows);
+
+// Folds given by a column: every distinct value is one fold, folds ordered as
+// LabelEncoder orders classes (numerically when every value is a number). One
+// repeat. Throws DataError naming `source`:`lines[i]` for an empty cell and for
+// scikit-learn's PredefinedSplit value -1 ("never in a test fold", unsupported: every
+// row must be scored once), and when there are fewer than two distinct values.
+Folds folds_from_column(const std::vector<std::string>& cells, const std::string& column,
+                        const std::string& source, const std::vector<std::uint64_t>& lines);
+
+// Throws DataError when the training part of some split has no row of a class
+// present in y: a classifier fitted there could never predict it, and its score
+// would mean nothing. `classes` (optional) names the classes in the message.
+void check_training_classes(const Folds& folds, const Labels& y, const Names& classes = {});
+
+}  // namespace mlt::cv

@@ -1,0 +1,129 @@
+#include "mlt/cv/search.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/parallel.hpp"
+#include "mlt/metrics.hpp"
+
+namespace mlt::cv {
+
+void run_tasks(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& task,
+               const Progress& progress) {
+  const unsigned threads = thread_count();
+  jobs = static_cast<unsigned>(std::min<std::size_t>({std::max(1u, jobs), threads, std::max<std::size_t>(n, 1)}));
+  std::mutex mutex;
+  std::size_t done = 0;
+  const auto finished = [&] {
+    if (!progress) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    progress(++done, n);
+  };
+  if (jobs <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      task(i);
+      finished();
+    }
+    return;
+  }
+
+  const unsigned share = std::max(1u, threads / jobs);
+  const unsigned saved_blas = blas_threads();
+  set_blas_threads(share);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::exception_ptr> errors(n);
+  const auto worker = [&] {
+    ThreadShare scope(share);
+    while (!failed.load()) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= n) break;
+      try {
+        task(i);
+        finished();
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed.store(true);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  set_blas_threads(saved_blas);
+  // Every task below a failing one was started (indices are handed out in order), so
+  // the lowest failure is the one jobs = 1 would have met first.
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+std::size_t best_index(const std::vector<PointResult>& results, bool higher_is_better) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    const double m = results[i].mean, b = results[best].mean;
+    if (higher_is_better ? m > b : m < b) best = i;
+  }
+  return best;
+}
+
+SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string& metric, const SplitScorer& score,
+                         const SearchOptions& options) {
+  SearchResult out;
+  out.metric = metric;
+  out.higher_is_better = metrics::higher_is_better(metric);
+  const std::size_t n_points = grid.size(), n_splits = folds.n_splits();
+
+  // Groups of points, in order of their first point.
+  std::vector<std::vector<std::size_t>> groups;
+  if (options.group) {
+    std::map<std::size_t, std::size_t> index_of;
+    for (std::size_t p = 0; p < n_points; ++p) {
+      auto [it, fresh] = index_of.emplace(options.group(p), groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(p);
+    }
+  } else {
+    for (std::size_t p = 0; p < n_points; ++p) groups.push_back({p});
+  }
+
+  arma::mat scores(n_points, n_splits, arma::fill::zeros);
+  // Split-major task order: the first tasks cover every point of the first split, so
+  // a failure tied to the data (a fold too small) shows up at once.
+  const std::size_t n_tasks = groups.size() * n_splits;
+  run_tasks(
+      n_tasks, options.jobs,
+      [&](std::size_t t) {
+        const Split split = folds.split(t / groups.size());
+        const std::vector<std::size_t>& points = groups[t % groups.size()];
+        const std::vector<double> s = score(split, points);
+        if (s.size() != points.size()) throw Error("internal: scorer returned the wrong number of scores", kExitSoftware);
+        for (std::size_t j = 0; j < points.size(); ++j) {
+          if (!std::isfinite(s[j])) {
+            std::string where = "fold " + folds.fold_name(split.fold);
+            if (folds.n_repeats() > 1) where += " of repeat " + std::to_string(split.repeat + 1);
+            throw DataError(metric + " is not finite at " + grid.describe(points[j]) + ", " + where);
+          }
+          scores(points[j], t / groups.size()) = s[j];
+        }
+      },
+      options.progress);
+
+  for (std::size_t p = 0; p < n_points; ++p) {
+    PointResult r;
+    r.point = p;
+    r.fold_scores = scores.row(p).t();
+    r.mean = arma::mean(r.fold_scores);
+    r.std = n_splits > 1 ? arma::stddev(r.fold_scores, 1) : 0.0;
+    out.results.push_back(std::move(r));
+  }
+  out.best = best_index(out.results, out.higher_is_better);
+  return out;
+}
+
+}  // namespace mlt::cv

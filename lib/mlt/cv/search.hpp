@@ -1,0 +1,69 @@
+// Grid search: every grid point scored on every split, mean and spread over the
+// splits, the best point chosen by the metric's direction. The driver knows nothing
+// about estimators: a SplitScorer (see cross_validate.hpp, make_split_scorer) fits
+// and scores; the driver schedules, checks and aggregates.
+//
+// Parallelism (--jobs): the work is a list of tasks (one split x one group of grid
+// points), run on up to `jobs` threads (never more than thread_count()); each task
+// writes only its own result slots, so the results are identical to jobs = 1. While
+// the jobs run, each worker's thread_count() is its share of the threads, and
+// OpenBLAS runs with that share, so jobs x BLAS threads stays within --threads.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+#include "mlt/cv/folds.hpp"
+#include "mlt/cv/grid.hpp"
+
+namespace mlt::cv {
+
+// Scores grid points on one split: fits on split.train with each point's parameters
+// and scores on split.test; returns one score per entry of `points`, in that order.
+using SplitScorer = std::function<std::vector<double>(const Split& split, const std::vector<std::size_t>& points)>;
+
+// (tasks done, tasks in all); called serialized, from whichever thread finished.
+using Progress = std::function<void(std::size_t done, std::size_t total)>;
+
+struct SearchOptions {
+  unsigned jobs = 1;
+  // Grid points evaluated by one scorer call (a fast path: all λ of a split from one
+  // decomposition). Points with the same key form one task per split; empty: each
+  // point is its own task.
+  std::function<std::size_t(std::size_t point)> group;
+  Progress progress;
+};
+
+struct PointResult {
+  std::size_t point = 0;     // index in the grid
+  arma::vec fold_scores;     // n_splits, in split order (repeat-major)
+  double mean = 0;
+  double std = 0;            // population standard deviation (ddof 0), as scikit-learn's std_test_score
+};
+
+struct SearchResult {
+  std::string metric;
+  bool higher_is_better = false;
+  std::vector<PointResult> results;  // one per grid point, grid order
+  std::size_t best = 0;              // index into results
+};
+
+// Throws UsageError for an unknown metric, DataError (naming the grid point and the
+// fold) when a score is not finite, and whatever the scorer throws: the exception of
+// the first failing task in task order, as jobs = 1 would.
+SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string& metric, const SplitScorer& score,
+                         const SearchOptions& options = {});
+
+// The best mean: the highest when higher_is_better, else the lowest; the first in
+// grid order on ties (scikit-learn's GridSearchCV picks the same).
+std::size_t best_index(const std::vector<PointResult>& results, bool higher_is_better);
+
+// Runs task(0) ... task(n-1) on up to `jobs` threads as described above. After a
+// failure no new task starts; the exception of the lowest failing task is rethrown.
+void run_tasks(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& task,
+               const Progress& progress = {});
+
+}  // namespace mlt::cv

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# mlt <algo> cv end to end, through mlt pca cv: grids, folds, reports, --refit, --oof,
+# errors. Reference values: scikit-learn on the same folds (tests/fixtures/cv, made by
+# scripts/fixtures/cv.py); tolerance 1e-9 relative (LAPACK SVDs of the same data in
+# two programs), 1e-20 absolute for the k = 4 errors, which are rounding noise ~1e-31.
+source "$(dirname "$0")/lib.sh" "$@"
+FIX=$SRC/tests/fixtures/cv
+IRIS=$FIX/iris_folds.csv
+
+# compare_to_sklearn JSON-REPORT GRID-KEY: every mean and per-fold score matches.
+compare_to_sklearn() {
+  python3 - "$1" "$FIX/expected.json" "$2" <<'PY'
+import json, sys
+got = json.loads(sys.argv[1]); ref = json.load(open(sys.argv[2]))["pca_iris"][sys.argv[3]]
+assert got["metric"] == "reconstruction_mse", got["metric"]
+assert len(got["results"]) == 4
+def close(a, b): return abs(a - b) <= 1e-9 * abs(b) + 1e-20
+for r in got["results"]:
+    e = ref[str(r["params"]["n_components"])]["reconstruction_mse"]
+    assert r["folds"] == 5
+    assert close(r["mean"], e["mean"]), (r["mean"], e["mean"])
+    assert close(r["std"], e["std"]), (r["std"], e["std"])
+    assert all(close(a, b) for a, b in zip(r["fold_scores"], e["folds"])), (r["fold_scores"], e["folds"])
+assert got["best"]["params"] == {"n_components": 4}
+PY
+}
+
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold
+check "pca cv --json runs" test "$rc" -eq 0
+check "pca cv matches scikit-learn on the same folds" compare_to_sklearn "$out" grid
+check "nothing on stderr when it is not a terminal" test -z "$err"
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold --standardize
+check "pca cv --standardize matches a scikit-learn pipeline (scaler fitted per fold)" compare_to_sklearn "$out" grid_standardized
+
+# The JSON object has exactly the keys the issue shows, in that order.
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2,3 --json
+check "json layout" python3 -c '
+import json, sys; j = json.loads(sys.argv[1])
+assert list(j) == ["metric", "results", "best"], list(j)
+assert list(j["results"][0]) == ["params", "mean", "std", "folds"], list(j["results"][0])
+assert j["best"] == j["results"][1]' "$out"
+json_out=$out
+
+# CSV: one row per grid point, the best marked, same numbers as --json.
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2,3
+check "csv header" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best"
+check "csv rows" test "$(wc -l <<<"$out")" -eq 3
+check "csv best row is k=3" test "$(awk -F, '$6 == 1 { print $1 }' <<<"$out")" = 3
+check "csv mean = json mean" python3 -c '
+import json, sys; j = json.loads(sys.argv[1]); rows = sys.argv[2].splitlines()[1:]
+assert [float(r.split(",")[2]) for r in rows] == [x["mean"] for x in j["results"]]' "$json_out" "$out"
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2 --per-fold
+check "csv --per-fold columns, named by the fold column's values" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best,fold0,fold1,fold2,fold3,fold4"
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 2 --per-fold --folds 3
+check "csv --per-fold columns, numbered from 1" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best,fold1,fold2,fold3"
+
+# Without a grid flag: the defaults, one row.
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species
+check "no grid: one row" test "$(wc -l <<<"$out")" -eq 2
+check "no grid: header" test "$(head -1 <<<"$out")" = "metric,mean,std,folds,best"
+
+# Folds: seeds, repeats, leave-one-out, --jobs.
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --per-fold
+a=$out
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --per-fold
+check "same seed, same report" test "$out" = "$a"
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 8 --per-fold
+check "another seed, other folds" test "$out" != "$a"
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --per-fold --jobs 2 --threads 2
+check "--jobs 2 gives the same report as --jobs 1" test "$out" = "$a"
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --folds 3 --repeats 4 --json
+check "--repeats 4 x 3 folds = 12 scores" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["results"][0]["folds"])' "$out")" = 12
+head -21 "$DATA/iris.csv" > small.csv
+run "$MLT" pca cv small.csv --ignore species -k 1,2 --loo --json
+check "--loo: one fold per row" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["results"][0]["folds"])' "$out")" = 20
+run sh -c "cat '$DATA/iris.csv' | '$MLT' pca cv - --ignore species -k 1:3 --seed 7 --per-fold"
+check "data from standard input" test "$out" = "$a"
+
+# --refit: the best k, fitted on all rows; the model transforms like mlt pca fit's.
+expect_status 0 "--refit" "$MLT" pca cv "$IRIS" --ignore species,fold -k 1:3 --refit -o best.pca
+run "$MLT" info best.pca --json
+check "refit keeps the best k" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["fitted"]["n_components"])' "$out")" = 3
+"$MLT" -q pca fit "$IRIS" --ignore species,fold -k 3 -o direct.pca
+check "refit model = pca fit with the best k" test "$("$MLT" pca transform best.pca "$IRIS" --ignore species,fold)" = "$("$MLT" pca transform direct.pca "$IRIS" --ignore species,fold)"
+
+# --oof: each row reconstructed by the model that did not see it, with its fold.
+expect_status 0 "--oof" "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2 --per-fold --json --oof oof.csv
+report=$out
+check "oof header" test "$(head -1 oof.csv)" = "row,fold,sepal_length,sepal_width,petal_length,petal_width"
+check "oof: one line per row" test "$(wc -l < oof.csv)" -eq 151
+check "oof folds are the column's values; fold errors = the report's" python3 - "$report" "$IRIS" <<'PY'
+import csv, json, sys
+rep = json.loads(sys.argv[1]); data = list(csv.DictReader(open(sys.argv[2]))); oof = list(csv.DictReader(open("oof.csv")))
+cols = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+err = [0.0] * 5; n = [0] * 5
+for i, (d, o) in enumerate(zip(data, oof)):
+    assert int(o["row"]) == i + 1 and o["fold"] == d["fold"]
+    f = int(d["fold"]); n[f] += 4
+    err[f] += sum((float(d[c]) - float(o[c])) ** 2 for c in cols)
+for f in range(5):
+    assert abs(err[f] / n[f] - rep["best"]["fold_scores"][f]) <= 1e-12 * rep["best"]["fold_scores"][f]
+PY
+
+# Usage errors (exit 2, naming the flag) and data errors (65); nothing written.
+expect_error 2 "folds: must be at least 2" "--folds 1" "$MLT" pca cv "$DATA/iris.csv" --ignore species --folds 1
+expect_error 2 "components: must be a whole number >= 1, got 0" "-k 0" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 0,1
+expect_error 2 "components: expected a whole number, got \"abc\"" "-k abc" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k abc
+expect_error 2 "components: range \"5:1\" is empty" "-k 5:1" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 5:1
+expect_error 2 "seed: must be a whole number >= 0, got -1" "--seed -1" "$MLT" pca cv "$DATA/iris.csv" --ignore species --seed -1
+expect_error 2 "seed" "--seed 1e99" "$MLT" pca cv "$DATA/iris.csv" --ignore species --seed 1e99
+expect_error 2 "unknown metric \"mse\"; choose from reconstruction_mse" "--metric mse" "$MLT" pca cv "$DATA/iris.csv" --ignore species --metric mse
+expect_error 2 "stratify needs class labels" "--stratify for pca" "$MLT" pca cv "$DATA/iris.csv" --ignore species --stratify
+expect_error 2 "output" "--refit without -o" "$MLT" pca cv "$DATA/iris.csv" --ignore species --refit
+expect_error 2 "refit" "-o without --refit" "$MLT" pca cv "$DATA/iris.csv" --ignore species -o x.pca
+expect_error 2 "excludes" "--loo with --folds" "$MLT" pca cv "$DATA/iris.csv" --ignore species --loo --folds 3
+expect_error 2 "nosuch" "--folds-from an unknown column" "$MLT" pca cv "$DATA/iris.csv" --ignore species --folds-from nosuch
+expect_error 2 "refusing to overwrite" "-o onto the data" "$MLT" pca cv small.csv --ignore species --refit -o small.csv
+expect_error 2 "--oof needs a file" "--oof -" "$MLT" pca cv small.csv --ignore species --oof -
+expect_error 65 "n_components=5 > min" "k larger than the data" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:5 --refit -o x.pca
+check "no model after a failed sweep" test ! -e x.pca
+expect_error 65 "folds=200 > n_samples=150" "more folds than rows" "$MLT" pca cv "$DATA/iris.csv" --ignore species --folds 200
+awk -F, 'NR == 1 || $6 == 0' "$IRIS" > onefold.csv
+expect_error 65 "fold column \"fold\" has 1 distinct value" "one fold in the column" "$MLT" pca cv onefold.csv --ignore species --folds-from fold
+finish
