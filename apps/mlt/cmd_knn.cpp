@@ -1,8 +1,9 @@
-// mlt knn fit | predict | score
+// mlt knn fit | predict | score | cv
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "cv_command.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/knn.hpp"
@@ -136,7 +137,8 @@ void setup_knn(CLI::App& app) {
       "  mlt knn predict iris.knn data/iris.csv --proba > predictions.csv\n"
       "  mlt knn predict iris.knn data/iris.csv --neighbors\n"
       "  mlt knn score iris.knn data/iris.csv\n"
-      "  mlt knn fit data/diabetes.csv --regression -k 10 --weights distance -o diabetes.knn");
+      "  mlt knn fit data/diabetes.csv --regression -k 10 --weights distance -o diabetes.knn\n"
+      "  mlt knn cv data/iris.csv --target species --standardize -k 1:31:2 --weights uniform,distance");
 
   auto fit_opt = std::make_shared<FitOptions>();
   auto* fit = knn->add_subcommand("fit", "Keep the training set of DATA (and the search settings) as a model");
@@ -204,6 +206,32 @@ void setup_knn(CLI::App& app) {
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
+
+  // cv (classification): stratified folds by default; each fold's training rows are
+  // the neighbours (and fit the Standardizer). The distance flag is --distance here,
+  // since --metric names the cv metric.
+  auto& cv = add_cv_command<Knn>(knn, CvTask::classification,
+                                 "Cross-validate k-nearest-neighbour classification over a grid of k (and weights, "
+                                 "distances)");
+  cv.grid("-k,--n-neighbors", "k", &Knn::Params::k, "Number of neighbours", positive_integer());
+  cv.grid("--weights", "weights", cv::ValueKind::text, "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2)",
+          [](Knn::Params& p, const cv::Value& v) { p.weights = parse_knn_weights(v.text); },
+          CLI::IsMember({"uniform", "distance", "distance2"}));
+  cv.grid("--distance", "distance", cv::ValueKind::text,
+          "Distance (fit's --metric): euclidean, manhattan, chebyshev or cosine (1 - cos)",
+          [](Knn::Params& p, const cv::Value& v) { p.metric = knn::parse_metric(v.text); },
+          CLI::IsMember({"euclidean", "manhattan", "chebyshev", "cosine"}));
+  {
+    Knn::Params& p = cv.params();
+    cv.app()->add_flag("--standardize", p.standardize,
+                       "Scale each feature to zero mean and unit variance (fitted on the training folds)");
+    cv.app()
+        ->add_option_function<std::string>(
+            "--algorithm", [&p](const std::string& a) { p.algorithm = knn::parse_algorithm(a); },
+            "Search: auto, brute or kdtree; the neighbours are the same")
+        ->check(CLI::IsMember({"auto", "brute", "kdtree"}));
+  }
+  cv.metrics(classification_metrics<Knn>(), "accuracy");
 }
 
 }  // namespace mlt::app

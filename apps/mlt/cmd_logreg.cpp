@@ -1,8 +1,9 @@
-// mlt logreg fit | predict | score
+// mlt logreg fit | predict | score | cv
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "cv_command.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/io/file.hpp"
@@ -138,7 +139,8 @@ void setup_logreg(CLI::App& app) {
       "  mlt logreg fit data/iris.csv --target species --standardize -o iris.logreg\n"
       "  mlt logreg predict iris.logreg data/iris.csv --proba > predictions.csv\n"
       "  mlt logreg score iris.logreg data/iris.csv\n"
-      "  mlt logreg fit data/wine.csv --kernel rbf --gamma 0.1 --lambda 0.1 --standardize -o wine.logreg");
+      "  mlt logreg fit data/wine.csv --kernel rbf --gamma 0.1 --lambda 0.1 --standardize -o wine.logreg\n"
+      "  mlt logreg cv data/iris.csv --target species --standardize --lambda 1e-3:1e2:6 --metric log_loss");
 
   auto fit_opt = std::make_shared<FitOptions>();
   auto* fit = lr->add_subcommand("fit", "Fit a logistic regression to DATA and save it as a model");
@@ -199,6 +201,51 @@ void setup_logreg(CLI::App& app) {
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
+
+  // cv: stratified folds by default; each fold's model (and its Standardizer) is
+  // fitted on the training rows only. Grids over lambda and the kernel settings.
+  auto& cv = add_cv_command<LogReg>(lr, CvTask::classification,
+                                    "Cross-validate logistic regression over a grid of penalties (and kernels)");
+  cv.grid("--lambda", "lambda", &LogReg::Params::lambda,
+          "L2 penalty (lambda/2)||W||^2 on the weights (scikit-learn's C = 1/lambda)", non_negative());
+  cv.grid("--kernel", "kernel", cv::ValueKind::text,
+          "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential",
+          [](LogReg::Params& p, const cv::Value& v) {
+            p.kernelized = true;
+            p.kernel.type = parse_kernel_type(v.text);
+          },
+          CLI::IsMember({"rbf", "poly", "laplacian", "sigmoid", "linear", "exponential"}));
+  cv.grid("--gamma", "gamma", cv::ValueKind::real, "Kernel gamma (default: 1 / n_features)",
+          [](LogReg::Params& p, const cv::Value& v) { p.kernel.gamma = v.number; }, positive());
+  cv.grid("--sigma", "sigma", cv::ValueKind::real, "Kernel width: rbf gamma = 1/(2 sigma^2)",
+          [](LogReg::Params& p, const cv::Value& v) { p.kernel.sigma = v.number; }, positive());
+  cv.grid("--degree", "degree", cv::ValueKind::real, "poly kernel degree",
+          [](LogReg::Params& p, const cv::Value& v) { p.kernel.degree = v.number; }, non_negative());
+  {
+    CLI::App* c = cv.app();
+    LogReg::Params& p = cv.params();
+    auto* kernel_flag = c->get_option("--kernel");
+    for (const char* f : {"--gamma", "--sigma", "--degree"}) c->get_option(f)->needs(kernel_flag);
+    c->get_option("--gamma")->excludes(c->get_option("--sigma"));
+    c->add_option("--coef0", p.kernel.coef0, "poly and sigmoid kernel offset")->needs(kernel_flag)->capture_default_str();
+    c->add_flag("--standardize", p.standardize, "Standardize the features first (fitted on the training folds)");
+    c->add_option_function<std::string>(
+         "--class-weight", [&p](const std::string& w) { p.balanced = w == "balanced"; },
+         "none, or balanced: weigh each sample by n / (n_classes * n_its_class) (of the training folds)")
+        ->check(CLI::IsMember({"none", "balanced"}));
+    c->add_option_function<std::string>(
+         "--multiclass", [&p](const std::string& m) { p.multiclass = parse_multiclass(m); },
+         "More than two classes: multinomial (softmax, the default) or ovr (one-vs-rest)")
+        ->check(CLI::IsMember({"multinomial", "ovr"}));
+    c->add_option("--tol", p.tol, "Stop when ||gradient|| <= tol * ||gradient at 0||")
+        ->check(positive())
+        ->capture_default_str();
+    c->add_option("--max-iter", p.max_iter, "Newton iterations at most (per class with ovr)")
+        ->check(positive_integer())
+        ->capture_default_str();
+    c->add_flag_callback("--no-intercept", [&p] { p.fit_intercept = false; }, "Fit no intercept");
+  }
+  cv.metrics(classification_metrics<LogReg>(), "accuracy");
 }
 
 }  // namespace mlt::app

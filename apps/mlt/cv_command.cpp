@@ -126,6 +126,21 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
   return d;
 }
 
+std::optional<std::size_t> axis_index(const cv::Grid& grid, const std::string& name) {
+  for (std::size_t a = 0; a < grid.axes().size(); ++a)
+    if (grid.axes()[a].name == name) return a;
+  return std::nullopt;
+}
+
+std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::size_t axis) {
+  // Point i is indexed like nested loops, the last axis fastest (grid.hpp): the stride
+  // of an axis is the product of the sizes of the axes after it.
+  std::size_t stride = 1;
+  for (std::size_t a = grid.axes().size(); a-- > axis + 1;) stride *= grid.axes()[a].values.size();
+  const std::size_t size = grid.axes().at(axis).values.size();
+  return point - (point / stride) % size * stride;
+}
+
 cv::Progress progress_reporter() {
   if (quiet() || !isatty(STDERR_FILENO)) return {};
   using clock = std::chrono::steady_clock;

@@ -30,6 +30,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -117,32 +119,61 @@ concept HasPredictProba = requires(const Estimator& e, const arma::mat& X) {
   { e.predict_proba(X) } -> std::convertible_to<arma::mat>;
 };
 
+// One classification metric by name from predicted classes (and the probabilities,
+// for log_loss): the single implementation behind classification_metrics() and the
+// fast paths that predict several grid points at once. The per-class metrics only
+// count classes present in the fold, so the class count passed to them is any upper
+// bound.
+inline double class_metric(const std::string& name, const Labels& y, const Labels& p, const arma::mat* proba) {
+  const std::size_t bound = static_cast<std::size_t>(std::max(y.is_empty() ? arma::uword(0) : y.max(),
+                                                              p.is_empty() ? arma::uword(0) : p.max())) + 1;
+  if (name == "accuracy") return metrics::accuracy(y, p);
+  if (name == "balanced_accuracy") return metrics::balanced_accuracy(y, p, bound);
+  if (name == "f1_macro") return metrics::f1_macro(y, p, bound);
+  if (name == "log_loss" && proba) return metrics::log_loss(y, *proba);
+  throw std::logic_error("class_metric: " + name + " needs what was not given");
+}
+
 // accuracy, balanced_accuracy, f1_macro of predict(X) (class indices), and log_loss of
-// predict_proba(X) when the estimator has it. The per-class metrics only count classes
-// present in the fold, so the class count passed to them is any upper bound.
+// predict_proba(X) when the estimator has it.
 template <class Estimator>
 MetricList<Estimator, Labels> classification_metrics() {
-  const auto bound = [](const Labels& y, const Labels& p) {
-    return static_cast<std::size_t>(std::max(y.is_empty() ? arma::uword(0) : y.max(),
-                                             p.is_empty() ? arma::uword(0) : p.max())) + 1;
-  };
-  MetricList<Estimator, Labels> m = {
-      {"accuracy", [](const Estimator& e, const arma::mat& X, const Labels& y) { return metrics::accuracy(y, e.predict(X)); }},
-      {"balanced_accuracy",
-       [bound](const Estimator& e, const arma::mat& X, const Labels& y) {
-         const Labels p = e.predict(X);
-         return metrics::balanced_accuracy(y, p, bound(y, p));
-       }},
-      {"f1_macro", [bound](const Estimator& e, const arma::mat& X, const Labels& y) {
-         const Labels p = e.predict(X);
-         return metrics::f1_macro(y, p, bound(y, p));
-       }}};
+  MetricList<Estimator, Labels> m;
+  for (const char* name : {"accuracy", "balanced_accuracy", "f1_macro"})
+    m.emplace_back(name, [n = std::string(name)](const Estimator& e, const arma::mat& X, const Labels& y) {
+      return class_metric(n, y, e.predict(X), nullptr);
+    });
   if constexpr (HasPredictProba<Estimator>)
     m.emplace_back("log_loss", [](const Estimator& e, const arma::mat& X, const Labels& y) {
       return metrics::log_loss(y, e.predict_proba(X));
     });
   return m;
 }
+
+// A fast path: what an algorithm gets to build a scorer that evaluates several grid
+// points from one fit per split (cv::SearchOptions::group says which points go
+// together). Everything referenced outlives the search.
+template <class Estimator, class Target>
+struct FastPathInput {
+  const cv::Grid& grid;
+  const typename Estimator::Params& base;   // defaults plus the plain flags
+  const cv::ApplyFn<Estimator>& apply;      // writes a grid point into Params
+  const arma::mat& X;
+  const Target& y;
+  const std::string& metric;
+};
+struct FastPath {
+  cv::SplitScorer scorer;
+  std::function<std::size_t(std::size_t point)> group;
+};
+template <class Estimator, class Target>
+using FastPathFn = std::function<std::optional<FastPath>(const FastPathInput<Estimator, Target>&)>;
+
+// The index of the axis called `name`, if the grid has it.
+std::optional<std::size_t> axis_index(const cv::Grid& grid, const std::string& name);
+// Grid point `point` with axis `axis` at its first value: the key that groups the
+// points differing only along that axis.
+std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::size_t axis);
 
 template <class Estimator>
 class CvCommand {
@@ -212,6 +243,25 @@ class CvCommand {
     for (const auto& n : names) help += " " + n + (n == default_metric ? " (default)" : "");
     app_->get_option("--metric")->description(help);
     run_ = [this, list = std::move(list)] { run<Target>(list); };
+    return *this;
+  }
+
+  // A fast path for the grids it can handle (it returns nothing for the others, which
+  // take the plain path: one fit per grid point and split). Adds --no-fast-path, which
+  // forces the plain path (the tests compare the two).
+  template <class Target>
+  CvCommand& fast_path(FastPathFn<Estimator, Target> f) {
+    if constexpr (std::is_same_v<Target, arma::mat>)
+      fast_regression_ = std::move(f);
+    else if constexpr (std::is_same_v<Target, Labels>)
+      fast_classification_ = std::move(f);
+    else {
+      static_assert(std::is_same_v<Target, cv::NoTarget>, "cv targets are arma::mat, Labels or cv::NoTarget");
+      fast_none_ = std::move(f);
+    }
+    if (!app_->get_option_no_throw("--no-fast-path"))
+      app_->add_flag("--no-fast-path", no_fast_path_,
+                     "Fit every grid point separately instead of sharing one fit per fold (same results; for checks)");
     return *this;
   }
 
@@ -285,8 +335,20 @@ class CvCommand {
     for (const auto& m : list)
       if (m.first == metric) score = m.second;
     const cv::ApplyFn<Estimator> apply_fn = [this](Params& p, const std::vector<cv::Value>& v) { apply(p, v); };
-    const cv::SplitScorer scorer = cv::make_split_scorer<Estimator, Target>(grid, base_, apply_fn, X, y, score);
     cv::SearchOptions so;
+    std::optional<FastPath> fast;
+    if (!no_fast_path_) {
+      const FastPathInput<Estimator, Target> in{grid, base_, apply_fn, X, y, metric};
+      const FastPathFn<Estimator, Target>& f = fast_path_fn<Target>();
+      if (f) fast = f(in);
+    }
+    cv::SplitScorer scorer;
+    if (fast) {
+      scorer = std::move(fast->scorer);
+      so.group = std::move(fast->group);
+    } else {
+      scorer = cv::make_split_scorer<Estimator, Target>(grid, base_, apply_fn, X, y, score);
+    }
     so.jobs = opt_.jobs;
     so.progress = progress_reporter();
     const cv::SearchResult result = cv::grid_search(grid, data.folds, metric, scorer, so);
@@ -308,6 +370,16 @@ class CvCommand {
     }
     if (!opt_.oof.empty()) write_oof(opt_.oof, data.folds, out_of_fold<Target>(best, data, y));
     write_cv_report(opt_, grid, data.folds, result);
+  }
+
+  template <class Target>
+  const FastPathFn<Estimator, Target>& fast_path_fn() const {
+    if constexpr (std::is_same_v<Target, arma::mat>)
+      return fast_regression_;
+    else if constexpr (std::is_same_v<Target, Labels>)
+      return fast_classification_;
+    else
+      return fast_none_;
   }
 
   template <class Target>
@@ -355,6 +427,10 @@ class CvCommand {
   std::function<void()> run_;
   std::function<Names(const CvData&)> oof_names_;
   cv::PredictFn<Estimator> oof_predict_;
+  FastPathFn<Estimator, arma::mat> fast_regression_;
+  FastPathFn<Estimator, Labels> fast_classification_;
+  FastPathFn<Estimator, cv::NoTarget> fast_none_;
+  bool no_fast_path_ = false;
 };
 
 // Adds `cv` under an algorithm's subcommand. The command object lives as long as the
