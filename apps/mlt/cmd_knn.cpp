@@ -1,5 +1,8 @@
 // mlt knn fit | predict | score | cv
+#include <algorithm>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -126,6 +129,38 @@ void run_score(const ScoreOptions& opt) {
   }
 }
 
+// cv fast path: every k of the grid from one neighbour search per split. The points
+// that differ only in k share one fit with the largest of their k; kneighbors lists
+// the neighbours nearest first (ties: lower training row first), so its first k
+// columns are the neighbours a fit with that k finds, and vote() on them predicts
+// what that fit predicts.
+std::optional<FastPath> knn_k_path(const FastPathInput<Knn, Labels>& in) {
+  const std::optional<std::size_t> axis = axis_index(in.grid, "k");
+  if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
+  const std::size_t a = *axis;
+  FastPath fast;
+  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &y = in.y, metric = in.metric,
+                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
+    Knn::Params params = base;
+    apply(params, grid.point(points.at(0)));  // the settings the group shares
+    std::vector<std::size_t> ks;
+    for (std::size_t p : points) ks.push_back(static_cast<std::size_t>(grid.point(p)[a].number));
+    params.k = *std::max_element(ks.begin(), ks.end());
+    const Knn fitted = cv::fit_on_rows<Knn>(params, X, y, split.train);
+    const Knn::Neighbors nb = fitted.kneighbors(X.rows(split.test), params.k);
+    const Labels y_test = y.elem(split.test);
+    std::vector<double> out;
+    for (std::size_t k : ks) {
+      arma::mat proba;
+      const Labels pred = fitted.vote(nb, k, metric == "log_loss" ? &proba : nullptr);
+      out.push_back(class_metric(metric, y_test, pred, &proba));
+    }
+    return out;
+  };
+  return fast;
+}
+
 }  // namespace
 
 void setup_knn(CLI::App& app) {
@@ -232,6 +267,7 @@ void setup_knn(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "brute", "kdtree"}));
   }
   cv.metrics(classification_metrics<Knn>(), "accuracy");
+  cv.fast_path<Labels>(knn_k_path);
 }
 
 }  // namespace mlt::app

@@ -168,4 +168,22 @@ PY
 # (scikit-learn's best k = 15 is not compared: at k = 15 two folds have ambiguous rows,
 # and mlt's mean there ties with k = 13's.)
 
+# --- knn fast path: one search per fold with the largest k = one fit per k ---------
+# Exact equality of the whole report (per-fold scores printed to 17 digits), with
+# the settings that change the vote: weights, distances, standardization, log_loss,
+# and data with duplicate rows (iris), where ties in distance decide neighbours.
+knn_fast_equals_plain() {
+  local what=$1
+  shift
+  run "$MLT" knn cv "$@" --json --per-fold
+  local fast=$out fast_rc=$rc
+  run "$MLT" knn cv "$@" --json --per-fold --no-fast-path
+  if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$fast" = "$out" ]; then pass; else fail "knn fast path = plain path: $what"; fi
+}
+knn_fast_equals_plain "uniform" "$DATA/iris.csv" -k 1:25 --seed 4
+knn_fast_equals_plain "weights x distance, log_loss" "$DATA/iris.csv" -k 1,2,5,8,13 --weights uniform,distance,distance2 --distance euclidean,manhattan --metric log_loss
+knn_fast_equals_plain "standardized, balanced_accuracy, repeats" "$DATA/wine.csv" --standardize -k 1:30:3 --metric balanced_accuracy --folds 3 --repeats 2
+knn_fast_equals_plain "k grid not first, f1_macro, kdtree" "$DATA/iris.csv" --weights distance,uniform -k 3:12 --metric f1_macro --algorithm kdtree
+knn_fast_equals_plain "brute force" "$IRIS" --target species -k 1:15 --algorithm brute --folds-from fold
+
 finish
