@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# scripts/experiment/Makefile end to end: split -> cv sweep -> refit -> held-out score.
+source "$(dirname "$0")/lib.sh" "$@"
+EXP=$SRC/scripts/experiment
+run make -s -C "$EXP" MLT="$MLT" OUT="$WORK/exp"
+check "make runs the experiment (stderr: $err)" test "$rc" -eq 0
+for f in train.csv test.csv sweep-logreg.csv sweep-knn.csv model.logreg model.knn score-logreg.json score-knn.json summary.txt; do
+  check "experiment wrote $f" test -s "$WORK/exp/$f"
+done
+check "split: 25% held out, nothing lost" test "$(( $(wc -l < exp/train.csv) + $(wc -l < exp/test.csv) - 2 ))" -eq "$(( $(wc -l < "$DATA/wine.csv") - 1 ))"
+check "sweeps: one row per grid point, one best" test "$(tail -n +2 exp/sweep-logreg.csv | wc -l),$(awk -F, '$NF == 1' exp/sweep-logreg.csv | wc -l),$(tail -n +2 exp/sweep-knn.csv | wc -l)" = "6,1,13"
+best_k=$(awk -F, 'NR > 1 && $NF == 1 { print $1 }' exp/sweep-knn.csv)
+run "$MLT" info exp/model.knn --json
+check "refit uses the sweep's best k ($best_k)" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["params"]["k"])' "$out")" = "$best_k"
+check "held-out scores are on the 45 test rows and plausible" python3 - "$WORK/exp" <<'PY'
+import json, sys
+for m in ("logreg", "knn"):
+    s = json.load(open(f"{sys.argv[1]}/score-{m}.json"))
+    assert s["n_samples"] == 45 and 0.85 <= s["accuracy"] <= 1, (m, s)
+PY
+check "summary: one line per model" test "$(cut -d' ' -f1 exp/summary.txt | tr '\n' ' ')" = "logreg knn "
+run make -C "$EXP" MLT="$MLT" OUT="$WORK/exp"
+check "a second make has nothing to do" grep -q "Nothing to be done\|is up to date" <<<"$out"
+touch exp/sweep-knn.csv
+run make -s -C "$EXP" MLT="$MLT" OUT="$WORK/exp" --dry-run
+check "a newer knn sweep redoes only the knn refit, score and summary" test "$(grep -cE 'logreg (cv|fit|score)' <<<"$out"),$(grep -c 'knn fit' <<<"$out"),$(grep -c 'knn score' <<<"$out")" = "0,1,1"
+finish
