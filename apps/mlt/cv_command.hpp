@@ -104,14 +104,25 @@ void refuse_cv_overwrites(const CvOptions& opt);
 template <class Estimator, class Target>
 using MetricList = std::vector<std::pair<std::string, cv::ScoreFn<Estimator, Target>>>;
 
+// One regression metric by name, of predictions P against targets Y (both n x t):
+// the single implementation behind regression_metrics() and the fast paths.
+inline double regression_metric(const std::string& name, const arma::mat& Y, const arma::mat& P) {
+  if (name == "mse") return metrics::mse(Y, P);
+  if (name == "rmse") return metrics::rmse(Y, P);
+  if (name == "mae") return metrics::mae(Y, P);
+  if (name == "r2") return metrics::r2(Y, P);
+  throw std::logic_error("regression_metric: unknown metric " + name);
+}
+
 // mse, rmse, mae, r2 of predict(X) against the targets (n x t).
 template <class Estimator>
 MetricList<Estimator, arma::mat> regression_metrics() {
-  const auto pred = [](const Estimator& e, const arma::mat& X) { return arma::mat(e.predict(X)); };
-  return {{"mse", [pred](const Estimator& e, const arma::mat& X, const arma::mat& y) { return metrics::mse(y, pred(e, X)); }},
-          {"rmse", [pred](const Estimator& e, const arma::mat& X, const arma::mat& y) { return metrics::rmse(y, pred(e, X)); }},
-          {"mae", [pred](const Estimator& e, const arma::mat& X, const arma::mat& y) { return metrics::mae(y, pred(e, X)); }},
-          {"r2", [pred](const Estimator& e, const arma::mat& X, const arma::mat& y) { return metrics::r2(y, pred(e, X)); }}};
+  MetricList<Estimator, arma::mat> m;
+  for (const char* name : {"mse", "rmse", "mae", "r2"})
+    m.emplace_back(name, [n = std::string(name)](const Estimator& e, const arma::mat& X, const arma::mat& Y) {
+      return regression_metric(n, Y, arma::mat(e.predict(X)));
+    });
+  return m;
 }
 
 template <class Estimator>
