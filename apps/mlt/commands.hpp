@@ -9,5 +9,7 @@ namespace mlt::app {
 void setup_pca(CLI::App& app);
 void setup_info(CLI::App& app);
 void setup_split(CLI::App& app);
+void setup_ridge(CLI::App& app);
+void setup_krr(CLI::App& app);
 
 }  // namespace mlt::app
