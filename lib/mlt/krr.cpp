@@ -308,7 +308,12 @@ void Krr::save(io::ModelWriter& out) const {
                  {"standardize", params_.standardize},
                  {"nystrom", params_.nystrom},
                  {"landmarks", landmark_method_name(params_.landmarks)},
-                 {"seed", params_.seed}};
+                 {"seed", params_.seed},
+                 // The resolved kernel, repeated from header()["kernel"] for `mlt info`.
+                 {"kernel", kernel_type_name(kernel_.params().type)},
+                 {"gamma", kernel_.gamma()},
+                 {"degree", kernel_.params().degree},
+                 {"coef0", kernel_.params().coef0}};
   h["fitted"] = {{"n_features", n_features()},
                  {"n_targets", n_targets()},
                  {"n_train", n_train_},
