@@ -28,7 +28,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <sstream>
 #include <thread>
@@ -97,16 +96,6 @@ LandmarkMethod parse_landmark_method(const std::string& name) {
 
 std::string landmark_method_name(LandmarkMethod m) {
   return m == LandmarkMethod::uniform ? "uniform" : "kmeans++";
-}
-
-double available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024.0;
-  return 0;
 }
 
 arma::uvec kmeanspp_seeds(const arma::mat& X, std::size_t k, Random& rng) {
@@ -188,7 +177,7 @@ Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
 void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
   const arma::uword n = Xs.n_rows;
   const double need = 8.0 * static_cast<double>(n) * static_cast<double>(n);
-  const double have = params_.memory_limit > 0 ? params_.memory_limit : available_memory();
+  const double have = params_.memory_limit > 0 ? params_.memory_limit : spd::available_memory();
   // The kernel matrix plus room for one kernel block and the rest of the process.
   if (have > 0 && need + 2 * kBlockBytes > have) {
     std::ostringstream s;

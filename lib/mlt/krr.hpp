@@ -9,6 +9,7 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
+#include "mlt/spd.hpp"
 #include "mlt/standardizer.hpp"
 
 namespace mlt {
@@ -87,8 +88,5 @@ class Krr {
 // nearest row already chosen. Returns k distinct row indices (k <= n; once every
 // remaining row duplicates a chosen one, the rest are drawn uniformly).
 arma::uvec kmeanspp_seeds(const arma::mat& X, std::size_t k, Random& rng);
-
-// Bytes of memory available to this process (Linux MemAvailable), 0 if unknown.
-double available_memory();
 
 }  // namespace mlt

@@ -188,6 +188,12 @@ Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
              "); solved through the SVD instead");
     }
   } else if (want == RidgeSolver::dual) {
+    const double need = 8.0 * static_cast<double>(n) * static_cast<double>(n);
+    const double have = spd::available_memory();
+    if (have > 0 && need > have)
+      throw DataError("the dual solver needs the " + std::to_string(n) + " x " + std::to_string(n) + " matrix XXᵀ (" +
+                      to_string_g(need / (1024.0 * 1024 * 1024)) + " GiB), more than the memory available; use " +
+                      "--solver primal or svd");
     const arma::mat Z = pr.x_all();
     arma::mat K = Z * Z.t();
     arma::mat A = pr.y_all();
