@@ -15,8 +15,8 @@
 // come from one GEMM; they are off by at most a rounding bound β(x) (below). The
 // nearest centroid is certain when the runner-up is more than 2β away; otherwise the
 // few candidates within 2β are recomputed directly as Σⱼ (xⱼ − cⱼ)², exactly as the
-// plain triple loop does (with explicit fused multiply-adds, see sq_dist), ties to
-// the lower index. So the assignments ARE those of plain Lloyd, while nearly all the
+// plain triple loop does (kmeans::squared_distance, a fixed formula), ties to the
+// lower index. So the assignments ARE those of plain Lloyd, while nearly all the
 // work runs at GEMM speed. The data is centred (and standardized with --standardize)
 // first, which keeps ‖x‖² and ‖c‖², hence β, small.
 //
@@ -27,6 +27,9 @@
 #include "mlt/kmeans.hpp"
 
 #include <cblas.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -109,16 +112,20 @@ struct Chunking {
 
 // ------------------------------------------------------------------- distances
 
-// The plain squared distance, the assignments' reference: s ← fma(t, t, s) with
-// t = aⱼ − bⱼ, in order j = 0..p−1. The explicit fma fixes the rounding whatever the
-// compiler would contract, so any caller can reproduce it bit for bit.
-inline double sq_dist(const double* a, const double* b, uword p) {
-  double s = 0;
-  for (uword j = 0; j < p; ++j) {
-    const double t = a[j] - b[j];
-    s = std::fma(t, t, s);
+// kmeans::squared_distance (see the header), inlined into the hot loops.
+inline double sq_dist(const double* a, const double* b, std::size_t p) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::size_t j = 0;
+  for (; j + 8 <= p; j += 8)
+    for (std::size_t q = 0; q < 8; ++q) {
+      const double t = a[j + q] - b[j + q];
+      acc[q] = std::fma(t, t, acc[q]);
+    }
+  for (std::size_t q = 0; j + q < p; ++q) {
+    const double t = a[j + q] - b[j + q];
+    acc[q] = std::fma(t, t, acc[q]);
   }
-  return s;
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 
 // Bound on the error of the screening value ‖c‖² − 2x·c (GEMM, any summation order)
@@ -185,43 +192,86 @@ struct Centres {
   uword k() const { return Ct.n_cols; }
 };
 
-// panel (k x m, column-major, ld k) = ‖cₗ‖² − 2 C·X[:, r0 .. r0+m): one GEMM.
+// panel (k x m, column-major, ld k) = −2 C·X[:, r0 .. r0+m): one GEMM. Adding ‖cₗ‖²
+// gives the screening value ‖cₗ‖² − 2 x·cₗ.
 void screen_panel(const Points& P, const Centres& C, uword r0, uword m, double* panel) {
   const uword k = C.k(), p = P.p();
-  for (uword j = 0; j < m; ++j) std::memcpy(panel + j * k, C.norm2.memptr(), k * sizeof(double));
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(k), static_cast<blasint>(m),
               static_cast<blasint>(p), -2.0, C.Ct.memptr(), static_cast<blasint>(p), P.Xt.colptr(r0),
-              static_cast<blasint>(p), 1.0, panel, static_cast<blasint>(k));
+              static_cast<blasint>(p), 0.0, panel, static_cast<blasint>(k));
 }
 
-// Nearest centre of point i given its screening column s (k values): exact label and
-// exact squared distance.
-inline void nearest(const Points& P, const Centres& C, uword i, const double* s, uword& label, double& d2) {
-  const uword k = C.k(), p = P.p();
+// Over the screening values v_l = s[l] + cn[l], l < k: the smallest (first index of
+// it) and whether it is the only one within `slack` of it. The same arithmetic on
+// every path, so the vector and scalar versions agree exactly.
+struct ScreenMin {
+  uword best;
+  double value;
+  bool unique;
+};
+
+#if defined(__AVX512F__)
+// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized (_mm512_undefined_pd inside).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+inline ScreenMin screen_min(const double* s, const double* cn, uword k, double slack) {
+  const __m512d inf = _mm512_set1_pd(arma::datum::inf);
+  __m512d vmin = inf;
+  uword l = 0;
+  for (; l + 8 <= k; l += 8) vmin = _mm512_min_pd(vmin, _mm512_add_pd(_mm512_loadu_pd(s + l), _mm512_loadu_pd(cn + l)));
+  const __mmask8 tail = static_cast<__mmask8>((1u << (k - l)) - 1);
+  if (tail) {
+    const __m512d v = _mm512_mask_add_pd(inf, tail, _mm512_maskz_loadu_pd(tail, s + l), _mm512_maskz_loadu_pd(tail, cn + l));
+    vmin = _mm512_min_pd(vmin, v);
+  }
+  const double m = _mm512_reduce_min_pd(vmin);
+  const __m512d vm = _mm512_set1_pd(m), vthr = _mm512_set1_pd(m + slack);
+  uword best = k, count = 0;
+  for (l = 0; l < k; l += 8) {
+    const __mmask8 mask = k - l >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (k - l)) - 1);
+    const __m512d v = _mm512_mask_add_pd(inf, mask, _mm512_maskz_loadu_pd(mask, s + l), _mm512_maskz_loadu_pd(mask, cn + l));
+    const unsigned eq = _mm512_cmp_pd_mask(v, vm, _CMP_EQ_OQ);
+    if (best == k && eq) best = l + static_cast<uword>(__builtin_ctz(eq));
+    count += static_cast<uword>(__builtin_popcount(_mm512_cmp_pd_mask(v, vthr, _CMP_LE_OQ)));
+  }
+  return {best, m, count == 1};
+}
+#pragma GCC diagnostic pop
+#else
+inline ScreenMin screen_min(const double* s, const double* cn, uword k, double slack) {
+  double m = arma::datum::inf;
   uword best = 0;
-  double v1 = s[0], v2 = arma::datum::inf;
-  for (uword l = 1; l < k; ++l) {
-    const double v = s[l];
-    if (v < v1) {
-      v2 = v1;
-      v1 = v;
+  for (uword l = 0; l < k; ++l) {
+    const double v = s[l] + cn[l];
+    if (v < m) {
+      m = v;
       best = l;
-    } else if (v < v2) {
-      v2 = v;
     }
   }
+  uword count = 0;
+  for (uword l = 0; l < k; ++l) count += (s[l] + cn[l] <= m + slack);
+  return {best, m, count == 1};
+}
+#endif
+
+// Nearest centre of point i given its GEMM column s (k values): exact label and exact
+// squared distance.
+inline void nearest(const Points& P, const Centres& C, uword i, const double* s, uword& label, double& d2) {
+  const uword k = C.k(), p = P.p();
+  const double* cn = C.norm2.memptr();
   const double* x = P.Xt.colptr(i);
   const double slack = 2.0 * screen_bound(p, P.norm2[i], C.norm2_max);
-  if (v2 - v1 > slack) {
-    label = best;
-    d2 = sq_dist(x, C.Ct.colptr(best), p);
+  const ScreenMin sm = screen_min(s, cn, k, slack);
+  if (sm.unique) {
+    label = sm.best;
+    d2 = sq_dist(x, C.Ct.colptr(sm.best), p);
     return;
   }
   // Too close to call from the screening values: the plain loop over the candidates.
   double bd = arma::datum::inf;
   uword bl = 0;
   for (uword l = 0; l < k; ++l) {
-    if (s[l] > v1 + slack) continue;
+    if (s[l] + cn[l] > sm.value + slack) continue;
     const double d = sq_dist(x, C.Ct.colptr(l), p);
     if (d < bd) {
       bd = d;
@@ -230,6 +280,14 @@ inline void nearest(const Points& P, const Centres& C, uword i, const double* s,
   }
   label = bl;
   d2 = bd;
+}
+
+// A scratch buffer per thread, kept across passes (a fresh large allocation per
+// chunk costs page faults).
+double* scratch(std::size_t size) {
+  thread_local std::vector<double> buffer;
+  if (buffer.size() < size) buffer.resize(size);
+  return buffer.data();
 }
 
 // One assignment pass: labels and exact squared distances of every point, and per
@@ -256,15 +314,15 @@ AssignResult assign_pass(const Points& P, const Centres& C, const Chunking& ch, 
     AssignChunk& part = parts[c];
     part.counts.zeros(k);
     if (with_sums) part.sums.zeros(p, k);
-    std::vector<double> panel(k * ch.block);
+    double* panel = scratch(k * ch.block);
     for (uword r0 = ch.begin(c); r0 < ch.end(c); r0 += ch.block) {
       const uword m = std::min(ch.block, ch.end(c) - r0);
-      screen_panel(P, C, r0, m, panel.data());
+      screen_panel(P, C, r0, m, panel);
       for (uword j = 0; j < m; ++j) {
         const uword i = r0 + j;
         uword l;
         double d;
-        nearest(P, C, i, panel.data() + j * k, l, d);
+        nearest(P, C, i, panel + j * k, l, d);
         if (labels[i] != l) ++part.changed;
         labels[i] = l;
         d2[i] = d;
@@ -379,7 +437,7 @@ void candidate_distances(const Points& P, const Chunking& ch, const arma::mat& c
         double* col = D.colptr(i);
         const double bound = screen_bound(p, P.norm2[i], C.norm2_max);
         for (uword t = 0; t < T; ++t) {
-          double v = col[t] + P.norm2[i];
+          double v = col[t] + C.norm2[t] + P.norm2[i];
           if (v <= 2 * bound) v = sq_dist(P.Xt.colptr(i), C.Ct.colptr(t), p);
           col[t] = v;
           chunk_potential(t, c) += closest ? std::min((*closest)[i], v) : v;
@@ -802,6 +860,8 @@ KMeans KMeans::load(const io::ModelReader& in) {
 // ------------------------------------------------------------------- free functions
 
 namespace kmeans {
+
+double squared_distance(const double* a, const double* b, std::size_t p) { return sq_dist(a, b, p); }
 
 void assign(const arma::mat& X, const arma::mat& C, Labels& labels, arma::vec& sq_distance) {
   if (X.n_cols != C.n_cols || C.n_rows == 0) throw Error("internal: kmeans::assign shapes", kExitSoftware);

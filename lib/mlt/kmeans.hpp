@@ -121,10 +121,15 @@ class KMeans {
 
 namespace kmeans {
 
+// The squared Euclidean distance of two points of p coordinates, by one fixed formula
+// that the plain and the fast assignments share, bit for bit: t = aⱼ − bⱼ accumulated
+// as fma(t, t, ·) into 8 partial sums (lane j mod 8), then summed pairwise,
+// ((s0+s4)+(s2+s6))+((s1+s5)+(s3+s7)). Eight independent chains run at vector speed.
+double squared_distance(const double* a, const double* b, std::size_t p);
+
 // The assignment step on its own, exposed for tests and reuse: for each row of X
-// (n x p) the index of the nearest row of C (k x p) by the directly computed
-// Σⱼ (xⱼ − cⱼ)² (accumulated as s = fma(t, t, s) in order j = 0..p−1), ties to the
-// lower index, and that squared distance. Distances are
+// (n x p) the index of the nearest row of C (k x p) by squared_distance (below),
+// ties to the lower index, and that squared distance. Distances are
 // screened through BLAS (‖x‖² − 2x·c + ‖c‖²) with a rounding-error bound; the
 // candidates the bound cannot separate are recomputed directly, so the result is
 // exactly that of the plain loop.

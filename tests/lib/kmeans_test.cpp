@@ -34,20 +34,17 @@ mlt::io::Table read(const std::string& name, mlt::Names text = {}) {
 }
 
 // The plain assignment loop, the definition the fast one must reproduce bit for bit:
-// Σⱼ (xⱼ − cⱼ)² accumulated by fused multiply-adds in order j = 0..p-1 (the
-// documented reference formula), the first centroid of the smallest value.
+// for each row the first centroid of the smallest kmeans::squared_distance (the
+// library's documented distance formula; checked against arithmetic below).
 void plain_assign(const arma::mat& X, const arma::mat& C, Labels& y, arma::vec& d2) {
+  const arma::mat Xt = X.t(), Ct = C.t();  // points as contiguous columns
   y.set_size(X.n_rows);
   d2.set_size(X.n_rows);
   for (arma::uword i = 0; i < X.n_rows; ++i) {
     double best = arma::datum::inf;
     arma::uword bl = 0;
     for (arma::uword l = 0; l < C.n_rows; ++l) {
-      double s = 0;
-      for (arma::uword j = 0; j < X.n_cols; ++j) {
-        const double t = X(i, j) - C(l, j);
-        s = std::fma(t, t, s);
-      }
+      const double s = mlt::kmeans::squared_distance(Xt.colptr(i), Ct.colptr(l), X.n_cols);
       if (s < best) {
         best = s;
         bl = l;
@@ -77,6 +74,18 @@ arma::mat blobs(arma::uword n, arma::uword p, arma::uword centres, double spread
 }
 
 }  // namespace
+
+TEST_CASE("kmeans: the reference squared distance") {
+  // Exactly representable sums: the formula is the plain Σ (a - b)².
+  const double a[11] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, b[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(mlt::kmeans::squared_distance(a, b, 11) == 506.0);
+  CHECK(mlt::kmeans::squared_distance(a, b, 1) == 1.0);
+  CHECK(mlt::kmeans::squared_distance(a, a, 11) == 0.0);
+  arma::arma_rng::set_seed(3);
+  const arma::vec x = arma::randn(37), z = arma::randn(37);
+  CHECK(mlt::kmeans::squared_distance(x.memptr(), z.memptr(), 37) ==
+        doctest::Approx(arma::accu(arma::square(x - z))).epsilon(1e-14));
+}
 
 TEST_CASE("kmeans: the fast assignment equals the plain loop, ties to the lower index") {
   arma::arma_rng::set_seed(7);
