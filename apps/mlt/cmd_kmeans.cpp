@@ -16,6 +16,7 @@ struct FitOptions {
   DataOptions data;
   std::string output;
   std::string init = "kmeans++";
+  std::string centroids;  // CSV of starting centroids, instead of seeding
   KMeans::Params params;
 };
 
@@ -44,9 +45,28 @@ std::string fixed(double v, int digits) {
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
   opt.params.init = parse_kmeans_init(opt.init);
+  if (opt.params.k == 0 && opt.centroids.empty()) throw UsageError("-k is required (or --centroids FILE)");
   const io::Table data = read_training_data(opt.data);
+  arma::mat start;
+  if (!opt.centroids.empty()) {
+    // The same columns as the data (by name when both have a header).
+    DataOptions copt = opt.data;
+    copt.path = opt.centroids;
+    copt.ignore.clear();
+    start = read_data_for({data.feature_names, data.had_header, "", {}, {}}, copt).X;
+    if (opt.params.k != 0 && opt.params.k != start.n_rows)
+      throw UsageError("-k " + std::to_string(opt.params.k) + " but " + opt.centroids + " has " +
+                       std::to_string(start.n_rows) + " centroids");
+    opt.params.k = start.n_rows;
+  }
   KMeans km(opt.params);
-  km.fit(data.X);
+  {
+    PhaseTimer timer("fit");
+    if (start.is_empty()) km.fit(data.X);
+    else km.fit_from(data.X, start);
+    timer.set_detail("seeding " + fixed(km.seeding_seconds(), 3) + " s, " + std::to_string(km.total_iterations()) +
+                     " Lloyd iterations " + fixed(km.lloyd_seconds(), 3) + " s");
+  }
   io::ModelWriter writer(KMeans::kind);
   km.save(writer);
   write_model(opt.output, writer, {data.feature_names, data.had_header, "", {}, {}}, data);
@@ -57,8 +77,6 @@ void run_fit(FitOptions opt) {
   note("kmeans: k=" + std::to_string(km.k()) + ", energy " + energy + " after " + std::to_string(km.n_iter()) +
        " iterations (" + kmeans_stop_name(km.stop()) + ", best of " + std::to_string(km.n_restarts()) +
        " restarts); cluster sizes " + sizes);
-  note("kmeans: seeding " + fixed(km.seeding_seconds(), 3) + " s, " + std::to_string(km.total_iterations()) +
-       " Lloyd iterations " + fixed(km.lloyd_seconds(), 3) + " s");
 }
 
 void run_predict(const PredictOptions& opt) {
@@ -123,13 +141,15 @@ void setup_kmeans(CLI::App& app) {
   auto* fit = km->add_subcommand("fit", "Cluster the rows of DATA and save the centroids as a model");
   add_data_options(fit, fit_opt->data);
   fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  fit->add_option("-k,--clusters", fit_opt->params.k, "Number of clusters")
-      ->required()
+  fit->add_option("-k,--clusters", fit_opt->params.k, "Number of clusters (required unless --centroids)")
       ->check(positive_integer());
+  fit_opt->params.k = 0;  // "not given"
   fit->add_option("--init", fit_opt->init,
                   "Seeding: kmeans++ (D(x)^2 sampling), random (k distinct rows) or farthest (farthest-first)")
       ->check(CLI::IsMember({"kmeans++", "random", "farthest"}))
       ->capture_default_str();
+  fit->add_option("--centroids", fit_opt->centroids,
+                  "Start from these centroids (CSV, the data's columns, one centroid per row) instead of seeding");
   fit->add_option("--n-init", fit_opt->params.n_init,
                   "Seedings to run, keeping the lowest energy (default: 1 for kmeans++ and farthest, 10 for random)")
       ->check(positive_integer());

@@ -65,6 +65,18 @@ check "threads 1 = threads 3" test "$(grep -v '^{' digits1.km | sed '$d')" = "$(
 check "another seed, another model" test "$(grep -v '^{' digits1.km | sed '$d')" != "$(grep -v '^{' digits-seed7.km | sed '$d')"
 expect_status 0 "farthest seeding" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 4 --init farthest -o far.km
 
+# --centroids: Lloyd from given centroids (scikit-learn's optimum: nothing moves).
+python3 -c "
+import json; d = json.load(open('$REF'))['iris']
+print('sepal_length,sepal_width,petal_length,petal_width')
+for c in d['centers']: print(','.join(repr(v) for v in c))" >start.csv
+expect_status 0 "fit --centroids" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species --centroids start.csv -o start.km
+run "$MLT" info start.km --json
+check "--centroids: k from the file" test "$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["fitted"]["k"])' <<<"$out")" = 3
+check "--centroids: energy = scikit-learn's inertia" close_to "$(info_get energy <<<"$out")" "$(ref iris inertia)" 1e-12
+check "--centroids: converged at once" test "$(info_get iterations <<<"$out")" -eq 1
+expect_error 2 "but start.csv has 3 centroids" "-k against --centroids" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 4 --centroids start.csv -o x.km
+
 # Pipes.
 run sh -c "cat '$DATA/iris.csv' | '$MLT' kmeans fit - --ignore species -k 3 --n-init 10 -o piped.km"
 check "fit from stdin" test "$(grep -v '^{' piped.km | sed '$d')" = "$(grep -v '^{' iris.km | sed '$d')"
