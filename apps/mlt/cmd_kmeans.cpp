@@ -165,6 +165,7 @@ void setup_kmeans(CLI::App& app) {
                   "kmeans++ candidates per centre, the best kept (default: 2 + ln k; 1: plain k-means++)")
       ->check(positive_integer());
   fit->add_option("--seed", fit_opt->params.seed, "Random seed (the same seed gives the same model)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   fit->add_flag("--standardize", fit_opt->params.standardize,
                 "Divide each column by its standard deviation first");
@@ -187,7 +188,9 @@ void setup_kmeans(CLI::App& app) {
                  "Silhouette exact up to this many rows, on a seeded sample of this size beyond")
       ->check(positive_integer())
       ->capture_default_str();
-  sc->add_option("--seed", sc_opt->seed, "Seed of the silhouette sample")->capture_default_str();
+  sc->add_option("--seed", sc_opt->seed, "Seed of the silhouette sample")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
 }

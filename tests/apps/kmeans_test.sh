@@ -97,6 +97,8 @@ expect_error 65 "k=6 > n_samples=5" "k above the rows" "$MLT" kmeans fit dups.cs
 expect_error 2 "clusters" "k = 0" "$MLT" kmeans fit dups.csv -k 0 -o x.km
 expect_error 2 "--tol" "negative tol" "$MLT" kmeans fit dups.csv -k 2 --tol -1 -o x.km
 expect_error 2 "--init" "unknown seeding" "$MLT" kmeans fit dups.csv -k 2 --init best -o x.km
+expect_error 2 "--seed" "negative seed" "$MLT" kmeans fit dups.csv -k 2 --seed -1 -o x.km
+expect_error 2 "--seed" "seed 1e99" "$MLT" kmeans fit dups.csv -k 2 --seed 1e99 -o x.km
 expect_status 2 "k is required" "$MLT" kmeans fit dups.csv -o x.km
 expect_error 65 "expected a number in column \"species\"" "text feature column" "$MLT" kmeans fit "$DATA/iris.csv" -k 3 -o x.km
 "$MLT" pca fit "$DATA/iris.csv" --ignore species -k 2 -o iris.pca 2>/dev/null
