@@ -115,7 +115,7 @@ TEST_CASE("malformed files") {
   CHECK(data_error("\xFF\xFE" "a\0,\0b\0" "\n") == "F:1: UTF-16 input is not supported; convert it to UTF-8");
   CHECK(data_error("a,\xC3(\n1,2\n") == "F:1: invalid UTF-8 in the header at byte offset 2");
   CHECK(data_error(std::string("a,b\0c\n1,2\n", 11)) == "F:1: NUL byte in the header at byte offset 3");
-  CHECK(data_error(std::string("a,b\n1,2\0" "3\n", 12)).find("NUL byte at byte offset 7") != std::string::npos);
+  CHECK(data_error(std::string("a,b\n1,2\0" "3\n", 10)).find("NUL byte at byte offset 7") != std::string::npos);
   CHECK(data_error("a,b\n1,\"1,5\"\n").find("F:2:2: expected a number") == 0);
   CHECK(data_error("1,2\n3,4\n").find("F:1: the first line holds only numbers") == 0);
   CHECK(data_error("a\tb\n1\t2\n", CsvOptions{true, ',', {}, 0}).find("wrong --delimiter?") != std::string::npos);
