@@ -258,7 +258,8 @@ TEST_CASE("kmeans: wine standardized, k = 3, as scikit-learn on StandardScaler d
 }
 
 TEST_CASE("kmeans: ARI and NMI against scikit-learn on label pairs") {
-  for (const auto& pair : reference()["label_pairs"]) {
+  const auto ref = reference();  // kept alive: the loop ranges over a part of it
+  for (const auto& pair : ref["label_pairs"]) {
     const Labels a = arma::conv_to<Labels>::from(pair["a"].get<std::vector<arma::uword>>());
     const Labels b = arma::conv_to<Labels>::from(pair["b"].get<std::vector<arma::uword>>());
     CHECK(mlt::metrics::adjusted_rand_index(a, b) == doctest::Approx(pair["ari"].get<double>()).epsilon(1e-12));
@@ -268,11 +269,12 @@ TEST_CASE("kmeans: ARI and NMI against scikit-learn on label pairs") {
 
 TEST_CASE("kmeans: silhouette against scikit-learn, and its seeded sample") {
   const auto t = read("tests/fixtures/kmeans/silhouette_points.csv");
-  for (const auto& s : reference()["silhouette"]) {
+  const auto ref = reference();
+  for (const auto& s : ref["silhouette"]) {
     const Labels y = arma::conv_to<Labels>::from(s["labels"].get<std::vector<arma::uword>>());
     CHECK(mlt::kmeans::silhouette(t.X, y) == doctest::Approx(s["value"].get<double>()).epsilon(1e-10));
   }
-  const Labels y = arma::conv_to<Labels>::from(reference()["silhouette"][0]["labels"].get<std::vector<arma::uword>>());
+  const Labels y = arma::conv_to<Labels>::from(ref["silhouette"][0]["labels"].get<std::vector<arma::uword>>());
   const double exact = mlt::kmeans::silhouette(t.X, y);
   const double a = mlt::kmeans::silhouette(t.X, y, 60, 5), b = mlt::kmeans::silhouette(t.X, y, 60, 5);
   const double c = mlt::kmeans::silhouette(t.X, y, 60, 6);
