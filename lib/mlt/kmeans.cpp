@@ -55,11 +55,17 @@ using arma::uword;
 
 // ---------------------------------------------------------------- threads and chunks
 
-// OpenBLAS single-threaded while our own threads own the cores; restored after.
+// OpenBLAS single-threaded while our own threads own the cores; restored after. The
+// count is process-wide: when it is already 1 (as a caller running concurrent jobs
+// sets it) it is left alone, so concurrent fits never race on it.
 class BlasSingleThreaded {
  public:
-  BlasSingleThreaded() : saved_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
-  ~BlasSingleThreaded() { openblas_set_num_threads(saved_); }
+  BlasSingleThreaded() : saved_(openblas_get_num_threads()) {
+    if (saved_ != 1) openblas_set_num_threads(1);
+  }
+  ~BlasSingleThreaded() {
+    if (saved_ != 1) openblas_set_num_threads(saved_);
+  }
   BlasSingleThreaded(const BlasSingleThreaded&) = delete;
   BlasSingleThreaded& operator=(const BlasSingleThreaded&) = delete;
 
