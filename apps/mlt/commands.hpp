@@ -7,6 +7,7 @@
 namespace mlt::app {
 
 void setup_pca(CLI::App& app);
+void setup_kmeans(CLI::App& app);
 void setup_info(CLI::App& app);
 void setup_split(CLI::App& app);
 void setup_logreg(CLI::App& app);

@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
   });
 
   mlt::app::setup_pca(app);
+  mlt::app::setup_kmeans(app);
   mlt::app::setup_info(app);
   mlt::app::setup_split(app);
   mlt::app::setup_logreg(app);
