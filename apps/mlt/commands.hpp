@@ -7,9 +7,12 @@
 namespace mlt::app {
 
 void setup_pca(CLI::App& app);
+void setup_kmeans(CLI::App& app);
 void setup_info(CLI::App& app);
 void setup_split(CLI::App& app);
 void setup_logreg(CLI::App& app);
 void setup_knn(CLI::App& app);
+void setup_ridge(CLI::App& app);
+void setup_krr(CLI::App& app);
 
 }  // namespace mlt::app

@@ -74,10 +74,13 @@ int main(int argc, char** argv) {
   });
 
   mlt::app::setup_pca(app);
+  mlt::app::setup_kmeans(app);
   mlt::app::setup_info(app);
   mlt::app::setup_split(app);
   mlt::app::setup_logreg(app);
   mlt::app::setup_knn(app);
+  mlt::app::setup_ridge(app);
+  mlt::app::setup_krr(app);
   // Global flags are accepted after the subcommand too: mlt pca fit ... --threads 1.
   std::function<void(CLI::App*)> fall_through = [&](CLI::App* a) {
     for (auto* sub : a->get_subcommands({})) {

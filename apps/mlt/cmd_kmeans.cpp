@@ -1,0 +1,198 @@
+// mlt kmeans fit | predict | score
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/kmeans.hpp"
+#include "mlt/labels.hpp"
+#include "mlt/metrics.hpp"
+
+namespace mlt::app {
+namespace {
+
+struct FitOptions {
+  DataOptions data;
+  std::string output;
+  std::string init = "kmeans++";
+  std::string centroids;  // CSV of starting centroids, instead of seeding
+  KMeans::Params params;
+};
+
+struct PredictOptions {
+  std::string model;
+  DataOptions data;
+  std::string output = "-";
+  bool distances = false;
+};
+
+struct ScoreOptions {
+  std::string model;
+  DataOptions data;
+  std::string labels;
+  bool json = false;
+  std::size_t silhouette_rows = 10000;
+  std::uint64_t seed = kDefaultSeed;
+};
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+void run_fit(FitOptions opt) {
+  refuse_overwrite(opt.output, {opt.data.path});
+  opt.params.init = parse_kmeans_init(opt.init);
+  if (opt.params.k == 0 && opt.centroids.empty()) throw UsageError("-k is required (or --centroids FILE)");
+  const io::Table data = read_training_data(opt.data);
+  arma::mat start;
+  if (!opt.centroids.empty()) {
+    // The same columns as the data (by name when both have a header).
+    DataOptions copt = opt.data;
+    copt.path = opt.centroids;
+    copt.ignore.clear();
+    start = read_data_for({data.feature_names, data.had_header, "", {}, {}}, copt).X;
+    if (opt.params.k != 0 && opt.params.k != start.n_rows)
+      throw UsageError("-k " + std::to_string(opt.params.k) + " but " + opt.centroids + " has " +
+                       std::to_string(start.n_rows) + " centroids");
+    opt.params.k = start.n_rows;
+  }
+  KMeans km(opt.params);
+  {
+    PhaseTimer timer("fit");
+    if (start.is_empty()) km.fit(data.X);
+    else km.fit_from(data.X, start);
+    timer.set_detail("seeding " + fixed(km.seeding_seconds(), 3) + " s, " + std::to_string(km.total_iterations()) +
+                     " Lloyd iterations " + fixed(km.lloyd_seconds(), 3) + " s");
+  }
+  io::ModelWriter writer(KMeans::kind);
+  km.save(writer);
+  write_model(opt.output, writer, {data.feature_names, data.had_header, "", {}, {}}, data);
+  std::string sizes;
+  for (arma::uword l = 0; l < km.k(); ++l) sizes += (l ? " " : "") + std::to_string(km.cluster_sizes()[l]);
+  std::string energy;
+  io::append_number(energy, km.energy());
+  note("kmeans: k=" + std::to_string(km.k()) + ", energy " + energy + " after " + std::to_string(km.n_iter()) +
+       " iterations (" + kmeans_stop_name(km.stop()) + ", best of " + std::to_string(km.n_restarts()) +
+       " restarts); cluster sizes " + sizes);
+}
+
+void run_predict(const PredictOptions& opt) {
+  refuse_overwrite(opt.output, {opt.data.path, opt.model});
+  const LoadedModel model = read_model(opt.model, KMeans::kind);
+  const KMeans km = KMeans::load(model.reader);
+  const io::Table data = read_data_for(model.schema, opt.data);
+  const Labels y = km.predict(data.X);
+  arma::mat out(y.n_elem, 1 + (opt.distances ? km.k() : 0));
+  out.col(0) = arma::conv_to<arma::vec>::from(y) + 1.0;  // clusters are numbered from 1
+  Names names = {"cluster"};
+  if (opt.distances) {
+    out.cols(1, km.k()) = km.distances(data.X);
+    for (std::size_t l = 1; l <= km.k(); ++l) names.push_back("distance_" + std::to_string(l));
+  }
+  write_csv(opt.output, {{}, {}, names, &out});
+}
+
+void run_score(const ScoreOptions& opt) {
+  const LoadedModel model = read_model(opt.model, KMeans::kind);
+  const KMeans km = KMeans::load(model.reader);
+  const Names text = opt.labels.empty() ? Names{} : Names{opt.labels};
+  const io::Table data = read_data_for(model.schema, opt.data, text);
+  const Labels y = km.predict(data.X);
+  std::vector<std::pair<std::string, double>> scores = {{"inertia", km.inertia(data.X)}};
+  nlohmann::json extra = {{"n_samples", data.n_rows()}, {"k", km.k()}};
+  // The silhouette is measured where the clusters live (standardized if so fitted).
+  arma::mat Z = data.X;
+  if (km.params().standardize) Z = km.scaler().transform(Z);
+  const std::size_t used = std::min<std::size_t>(data.n_rows(), opt.silhouette_rows);
+  const arma::uvec found = arma::unique(y);
+  if (found.n_elem >= 2 && found.n_elem < data.n_rows()) {
+    scores.emplace_back("silhouette", kmeans::silhouette(Z, y, opt.silhouette_rows, opt.seed));
+    extra["silhouette_rows"] = used;
+  } else {
+    note("kmeans: no silhouette: the data falls in " + std::to_string(found.n_elem) +
+         " cluster(s) for " + std::to_string(data.n_rows()) + " rows (it needs 2 to n - 1)");
+  }
+  if (!opt.labels.empty()) {
+    const auto& col = data.text_column(opt.labels);
+    LabelEncoder encoder;
+    const Labels truth = encoder.fit_encode(col.values);
+    scores.emplace_back("ari", metrics::adjusted_rand_index(truth, y));
+    scores.emplace_back("nmi", metrics::normalized_mutual_info(truth, y));
+    extra["labels"] = col.name;
+  }
+  print_scores(scores, opt.json, extra);
+}
+
+}  // namespace
+
+void setup_kmeans(CLI::App& app) {
+  auto* km = app.add_subcommand("kmeans", "k-means clustering (exact Lloyd, k-means++ seeding)");
+  km->require_subcommand(1);
+  km->footer(
+      "Examples:\n"
+      "  mlt kmeans fit data/iris.csv --ignore species -k 3 --n-init 10 -o iris.km\n"
+      "  mlt kmeans predict iris.km data/iris.csv --distances > clusters.csv\n"
+      "  mlt kmeans score iris.km data/iris.csv --labels species --json");
+
+  auto fit_opt = std::make_shared<FitOptions>();
+  auto* fit = km->add_subcommand("fit", "Cluster the rows of DATA and save the centroids as a model");
+  add_data_options(fit, fit_opt->data);
+  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
+  fit->add_option("-k,--clusters", fit_opt->params.k, "Number of clusters (required unless --centroids)")
+      ->check(positive_integer());
+  fit_opt->params.k = 0;  // "not given"
+  fit->add_option("--init", fit_opt->init,
+                  "Seeding: kmeans++ (D(x)^2 sampling), random (k distinct rows) or farthest (farthest-first)")
+      ->check(CLI::IsMember({"kmeans++", "random", "farthest"}))
+      ->capture_default_str();
+  fit->add_option("--centroids", fit_opt->centroids,
+                  "Start from these centroids (CSV, the data's columns, one centroid per row) instead of seeding");
+  fit->add_option("--n-init", fit_opt->params.n_init,
+                  "Seedings to run, keeping the lowest energy (default: 1 for kmeans++ and farthest, 10 for random)")
+      ->check(positive_integer());
+  fit->add_option("--max-iter", fit_opt->params.max_iter, "Lloyd iterations per seeding at most")
+      ->check(positive_integer())
+      ->capture_default_str();
+  fit->add_option("--tol", fit_opt->params.tol,
+                  "Stop when the energy decreases by less than this fraction of itself in one iteration "
+                  "(0: only when no assignment changes)")
+      ->check(non_negative())
+      ->capture_default_str();
+  fit->add_option("--local-trials", fit_opt->params.local_trials,
+                  "kmeans++ candidates per centre, the best kept (default: 2 + ln k; 1: plain k-means++)")
+      ->check(positive_integer());
+  fit->add_option("--seed", fit_opt->params.seed, "Random seed (the same seed gives the same model)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  fit->add_flag("--standardize", fit_opt->params.standardize,
+                "Divide each column by its standard deviation first");
+  fit->callback([fit_opt] { run_fit(*fit_opt); });
+
+  auto pr_opt = std::make_shared<PredictOptions>();
+  auto* pr = km->add_subcommand("predict", "Assign each row of DATA to its nearest centroid (1-based cluster)");
+  pr->add_option("model", pr_opt->model, "Model file from mlt kmeans fit")->required();
+  add_data_options(pr, pr_opt->data);
+  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
+  pr->add_flag("--distances", pr_opt->distances, "Add the Euclidean distance to each centroid (distance_1 ...)");
+  pr->callback([pr_opt] { run_predict(*pr_opt); });
+
+  auto sc_opt = std::make_shared<ScoreOptions>();
+  auto* sc = km->add_subcommand("score", "Inertia and silhouette of MODEL on DATA; ARI and NMI against --labels");
+  sc->add_option("model", sc_opt->model, "Model file from mlt kmeans fit")->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_option("--labels", sc_opt->labels, "Column of reference labels: adds ari and nmi");
+  sc->add_option("--silhouette-rows", sc_opt->silhouette_rows,
+                 "Silhouette exact up to this many rows, on a seeded sample of this size beyond")
+      ->check(positive_integer())
+      ->capture_default_str();
+  sc->add_option("--seed", sc_opt->seed, "Seed of the silhouette sample")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt] { run_score(*sc_opt); });
+}
+
+}  // namespace mlt::app

@@ -1,0 +1,125 @@
+// mlt ridge fit | predict | score
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/ridge.hpp"
+
+namespace mlt::app {
+namespace {
+
+struct FitOptions {
+  DataOptions data;
+  std::string output;
+  Names targets;
+  std::string solver = "auto";
+  bool no_intercept = false;
+  Ridge::Params params;
+};
+
+struct ApplyOptions {
+  std::string model;
+  DataOptions data;
+  std::string output = "-";
+  bool json = false;
+};
+
+// Coefficients by feature name for `mlt info` (the "coef" matrix has them by position).
+nlohmann::json coefficients_by_name(const Ridge& r, const Names& features, const Names& targets) {
+  auto column = [&](arma::uword t) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (arma::uword j = 0; j < r.n_features(); ++j) rows.push_back({features[j], r.coef()(j, t)});
+    return rows;
+  };
+  nlohmann::json info;
+  if (targets.size() == 1) {
+    info["coefficients"] = column(0);
+    info["intercept"] = r.intercept()[0];
+  } else {
+    for (arma::uword t = 0; t < targets.size(); ++t) {
+      info["coefficients"][targets[t]] = column(t);
+      info["intercept"][targets[t]] = r.intercept()[t];
+    }
+  }
+  if (r.params().standardize) info["coefficients_space"] = "standardized";
+  return info;
+}
+
+void run_fit(FitOptions opt) {
+  refuse_overwrite(opt.output, {opt.data.path});
+  opt.params.solver = parse_ridge_solver(opt.solver);
+  opt.params.fit_intercept = !opt.no_intercept;
+  const RegressionData data = read_regression_data(opt.data, opt.targets);
+  Ridge ridge(opt.params);
+  ridge.fit(data.table.X, data.Y);
+  io::ModelWriter writer(Ridge::kind);
+  ridge.save(writer);
+  writer.header()["info"] = coefficients_by_name(ridge, data.table.feature_names, data.target_names);
+  write_model(opt.output, writer,
+              {data.table.feature_names, data.table.had_header, data.target_names[0], data.target_names, {}},
+              data.table);
+}
+
+void run_predict(const ApplyOptions& opt) {
+  refuse_overwrite(opt.output, {opt.data.path, opt.model});
+  const LoadedModel model = read_model(opt.model, Ridge::kind);
+  const Ridge ridge = Ridge::load(model.reader);
+  const io::Table data = read_data_for(model.schema, opt.data);
+  const arma::mat P = ridge.predict(data.X);
+  write_csv(opt.output, {{}, {}, model.schema.targets, &P});
+}
+
+void run_score(const ApplyOptions& opt) {
+  const LoadedModel model = read_model(opt.model, Ridge::kind);
+  const Ridge ridge = Ridge::load(model.reader);
+  const io::Table data = read_data_for(model.schema, opt.data, model.schema.targets);
+  const arma::mat Y = regression_truth(data, model.schema);
+  print_scores(regression_scores(Y, ridge.predict(data.X)), opt.json, {{"n_samples", data.n_rows()}});
+}
+
+}  // namespace
+
+void setup_ridge(CLI::App& app) {
+  auto* ridge = app.add_subcommand("ridge", "Ridge regression (L2-penalized least squares)");
+  ridge->require_subcommand(1);
+  ridge->footer(
+      "Examples:\n"
+      "  mlt ridge fit data/diabetes.csv --target progression --lambda 0.1 -o diabetes.ridge\n"
+      "  mlt ridge predict diabetes.ridge new.csv > predictions.csv\n"
+      "  mlt ridge score diabetes.ridge test.csv --json");
+
+  auto fit_opt = std::make_shared<FitOptions>();
+  auto* fit = ridge->add_subcommand("fit", "Fit ridge regression on DATA and save the model");
+  add_data_options(fit, fit_opt->data);
+  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
+  add_target_option(fit, fit_opt->targets, true);
+  fit->add_option("--lambda", fit_opt->params.lambda,
+                  "L2 penalty (scikit-learn's alpha); 0: ordinary least squares")
+      ->check(non_negative())
+      ->capture_default_str();
+  fit->add_flag("--no-intercept", fit_opt->no_intercept, "Fit no intercept (do not centre the data)");
+  fit->add_flag("--standardize", fit_opt->params.standardize,
+                "Scale each feature to zero mean and unit variance first; coefficients are then "
+                "reported in the standardized space");
+  fit->add_option("--solver", fit_opt->solver, "auto, primal (Cholesky of XᵀX + λI), dual (XXᵀ + λI) or svd")
+      ->check(CLI::IsMember({"auto", "primal", "dual", "svd"}))
+      ->capture_default_str();
+  fit->callback([fit_opt] { run_fit(*fit_opt); });
+
+  auto pr_opt = std::make_shared<ApplyOptions>();
+  auto* pr = ridge->add_subcommand("predict", "Predict the target(s) of DATA with MODEL");
+  pr->add_option("model", pr_opt->model, "Model file from mlt ridge fit")->required();
+  add_data_options(pr, pr_opt->data);
+  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
+  pr->callback([pr_opt] { run_predict(*pr_opt); });
+
+  auto sc_opt = std::make_shared<ApplyOptions>();
+  auto* sc = ridge->add_subcommand("score", "mse, rmse, mae and r2 of MODEL on DATA (which has the target)");
+  sc->add_option("model", sc_opt->model, "Model file from mlt ridge fit")->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt] { run_score(*sc_opt); });
+}
+
+}  // namespace mlt::app

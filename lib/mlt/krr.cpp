@@ -1,0 +1,404 @@
+// Kernel ridge regression (lecture notes; scikit-learn's KernelRidge is the reference):
+//
+//   minimise over f in the RKHS H_k:   Σᵢ (yᵢ − f(xᵢ))² + λ ‖f‖²_H,
+//
+// whose solution (representer theorem) is f(x) = Σᵢ αᵢ k(xᵢ, x) with α = (K + λI)⁻¹y.
+// No intercept, as in scikit-learn. Several targets share K: α is n x t.
+//
+// Exact: the lower triangle of K + λI is built in column blocks (each block one
+// BLAS-3 kernel evaluation) straight into the n x n matrix, which LAPACK's dpotrf
+// then factorizes in place: 8n² bytes in all, checked against the available memory
+// before allocating. When K + λI is not numerically positive definite (λ = 0 with
+// duplicate rows, or the indefinite sigmoid kernel) the system is solved by least
+// squares (SVD, minimum norm), as scikit-learn does, with a warning.
+//
+// Nyström (Williams & Seeger 2001; the linear system of FALKON, Rudi, Carratino &
+// Rosasco 2017): with M landmarks z_1..z_M, f(x) = Σⱼ βⱼ k(zⱼ, x) and
+//   minimise ‖y − K_nM β‖² + λ βᵀ K_MM β.
+// With K_MM + δI = L Lᵀ (δ a tiny jitter) and Φ = K_nM L⁻ᵀ (n x M, the Nyström
+// feature map), this is ridge regression on Φ: (ΦᵀΦ + λI) w = Φᵀy, β = L⁻ᵀw.
+// ΦᵀΦ and Φᵀy are accumulated over blocks of rows (one kernel block, one triangular
+// solve, one syrk each), so K_nM is never stored: O(nM² + M³) time, O(M² + bM)
+// memory. Working with Φ rather than K_nMᵀK_nM keeps the system as well conditioned
+// as ridge on bounded features (‖φ(x)‖² ≤ k(x, x)), however ill conditioned K_MM is.
+// With M = n landmarks (all rows) and δ → 0 it is the exact solution.
+#include "mlt/krr.hpp"
+
+#include <cblas.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
+#include "mlt/core/parallel.hpp"
+#include "mlt/core/validate.hpp"
+#include "mlt/metrics.hpp"
+#include "mlt/spd.hpp"
+
+extern "C" {
+void openblas_set_num_threads(int);
+int openblas_get_num_threads(void);
+}
+
+namespace mlt {
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+using blas_size = blasint;  // OpenBLAS's CBLAS integer
+constexpr double kBlockBytes = 32.0 * 1024 * 1024;  // kernel block size while fitting/predicting
+
+arma::uword block_rows(arma::uword other) {
+  const double rows = kBlockBytes / (8.0 * std::max<arma::uword>(1, other));
+  return static_cast<arma::uword>(std::clamp(rows, 16.0, 65536.0));
+}
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (b >= 1024 && u < 6) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
+  return buf;
+}
+
+// Minimum-norm least-squares solution of A X = B (A square, symmetric), by SVD.
+arma::mat least_squares_solve(const arma::mat& A, const arma::mat& B) {
+  arma::mat X;
+  if (!arma::solve(X, A, B, arma::solve_opts::force_approx)) {
+    // LAPACK's gelsd did not converge: the eigen-decomposition of the symmetric A.
+    arma::vec s;
+    arma::mat U;
+    if (!arma::eig_sym(s, U, A)) throw DataError("kernel ridge: the least-squares solve did not converge");
+    const double tol = static_cast<double>(A.n_rows) * kEps * arma::abs(s).max();
+    arma::vec inv(s.n_elem, arma::fill::zeros);
+    for (arma::uword i = 0; i < s.n_elem; ++i)
+      if (std::abs(s[i]) > tol) inv[i] = 1.0 / s[i];
+    X = U * arma::diagmat(inv) * (U.t() * B);
+  }
+  return X;
+}
+
+}  // namespace
+
+LandmarkMethod parse_landmark_method(const std::string& name) {
+  if (name == "uniform") return LandmarkMethod::uniform;
+  if (name == "kmeans++" || name == "kmeanspp") return LandmarkMethod::kmeanspp;
+  throw UsageError("unknown landmark method \"" + name + "\" (uniform, kmeans++)");
+}
+
+std::string landmark_method_name(LandmarkMethod m) {
+  return m == LandmarkMethod::uniform ? "uniform" : "kmeans++";
+}
+
+arma::uvec kmeanspp_seeds(const arma::mat& X, std::size_t k, Random& rng) {
+  const arma::uword n = X.n_rows;
+  if (k > n) throw Error("internal: more seeds than rows", kExitSoftware);
+  arma::uvec chosen(k);
+  if (k == 0) return chosen;
+  const arma::mat Xt = X.t();  // p x n: one sample per contiguous column
+  std::vector<char> taken(n, 0);
+  arma::vec d2(n);
+  d2.fill(arma::datum::inf);
+  arma::uword next = rng.below(n);
+  for (std::size_t c = 0; c < k; ++c) {
+    chosen[c] = next;
+    taken[next] = 1;
+    if (c + 1 == k) break;
+    const arma::vec z = Xt.col(next);
+    double total = 0;
+    for (arma::uword i = 0; i < n; ++i) {
+      const double d = arma::accu(arma::square(Xt.col(i) - z));
+      if (d < d2[i]) d2[i] = d;
+      if (!taken[i]) total += d2[i];
+    }
+    if (total > 0) {
+      // Row i with probability d2[i] / total (chosen rows have d2 = 0).
+      const double r = rng.uniform() * total;
+      double acc = 0;
+      next = n;
+      arma::uword last_positive = n;
+      for (arma::uword i = 0; i < n; ++i) {
+        if (taken[i] || d2[i] <= 0) continue;
+        acc += d2[i];
+        last_positive = i;
+        if (acc > r) {
+          next = i;
+          break;
+        }
+      }
+      if (next == n) next = last_positive;  // rounding at the end of the sum
+    } else {
+      // Every remaining row duplicates a chosen one: any untaken row.
+      arma::uword skip = rng.below(n - c - 1);
+      for (next = 0; next < n; ++next)
+        if (!taken[next] && skip-- == 0) break;
+    }
+  }
+  return chosen;
+}
+
+Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
+  if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");
+  if (!(params_.memory_limit >= 0)) throw UsageError("memory limit must be >= 0");
+  check_fit_input(X, 1);
+  check_same_rows(X, Y.n_rows, "target values");
+  if (Y.n_cols == 0) throw DataError("no target column");
+  if (!Y.is_finite()) throw DataError("non-finite target value");
+  kernel_ = Kernel(params_.kernel, X.n_cols);  // validates, resolves gamma = 1 / p
+  if (params_.nystrom > X.n_rows)
+    throw DataError("--nystrom M=" + std::to_string(params_.nystrom) + " > n_samples=" + std::to_string(X.n_rows));
+
+  scaler_ = Standardizer();
+  least_squares_ = false;
+  jitter_ = 0;
+  n_train_ = X.n_rows;
+  if (params_.standardize) {
+    scaler_.fit(X);
+    const arma::mat Xs = scaler_.transform(X);
+    params_.nystrom ? fit_nystrom(Xs, Y) : fit_exact(Xs, Y);
+  } else {
+    params_.nystrom ? fit_nystrom(X, Y) : fit_exact(X, Y);
+  }
+  if (!coef_.is_finite()) {
+    coef_.reset();
+    throw DataError("kernel ridge: the solution is not finite; raise --lambda or rescale the data");
+  }
+  return *this;
+}
+
+void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
+  const arma::uword n = Xs.n_rows;
+  const double need = 8.0 * static_cast<double>(n) * static_cast<double>(n);
+  const double have = params_.memory_limit > 0 ? params_.memory_limit : spd::available_memory();
+  // The kernel matrix plus room for one kernel block and the rest of the process.
+  if (have > 0 && need + 2 * kBlockBytes > have) {
+    std::ostringstream s;
+    s << "exact kernel ridge on " << n << " samples needs the " << n << " x " << n << " kernel matrix ("
+      << human_bytes(need) << "), more than the " << human_bytes(have)
+      << " of memory available; use --nystrom M (e.g. --nystrom " << std::min<arma::uword>(n / 2, 2000)
+      << ") for the Nyström approximation";
+    throw DataError(s.str());
+  }
+
+  // Lower triangle of K + λI, a block of columns at a time.
+  arma::mat K(n, n);
+  const arma::uword bc = block_rows(n);
+  for (arma::uword j0 = 0; j0 < n; j0 += bc) {
+    const arma::uword j1 = std::min(n, j0 + bc) - 1;
+    K.submat(j0, j0, n - 1, j1) = kernel_.gram(Xs.rows(j0, n - 1), Xs.rows(j0, j1));
+  }
+  K.diag() += params_.lambda;
+  arma::mat alpha = Y;
+  if (spd::cholesky_in_place(K)) {
+    spd::solve_in_place(K, alpha);
+  } else {
+    warn("krr: K + lambda*I is not positive definite" +
+         std::string(params_.lambda == 0 ? " (lambda = 0 and duplicate or collinear rows?)"
+                                         : " (an indefinite kernel such as sigmoid?)") +
+         "; using the least-squares solution");
+    least_squares_ = true;
+    K.reset();
+    if (have > 0 && 3 * need > have)
+      throw DataError("K + lambda*I is singular and the least-squares fallback needs " + human_bytes(3 * need) +
+                      ", more than the " + human_bytes(have) + " available; raise --lambda");
+    arma::mat F = kernel_.gram(Xs, Xs);
+    F.diag() += params_.lambda;
+    alpha = least_squares_solve(F, Y);
+  }
+  basis_ = Xs;
+  coef_ = std::move(alpha);
+}
+
+void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
+  const arma::uword n = Xs.n_rows, M = params_.nystrom, t = Y.n_cols;
+  Random rng(params_.seed);
+  arma::uvec idx;
+  if (params_.landmarks == LandmarkMethod::kmeanspp) {
+    idx = kmeanspp_seeds(Xs, M, rng);
+  } else {
+    std::vector<arma::uword> all(n);
+    for (arma::uword i = 0; i < n; ++i) all[i] = i;
+    // Partial Fisher-Yates: the first M entries are a uniform sample.
+    for (arma::uword i = 0; i < M; ++i) std::swap(all[i], all[i + rng.below(n - i)]);
+    idx = arma::uvec(std::vector<arma::uword>(all.begin(), all.begin() + M));
+  }
+  const arma::mat Z = Xs.rows(idx);  // M x p
+
+  // L Lᵀ = K_MM + δI, δ from M·ε·mean(diag K_MM) up until the factorization succeeds:
+  // K_MM is positive semidefinite for the positive definite kernels, but rounding (and
+  // duplicate landmarks) can leave it numerically singular.
+  const arma::mat Kmm = kernel_.gram(Z, Z);
+  const double scale = std::max(arma::mean(arma::abs(Kmm.diag())), std::numeric_limits<double>::min());
+  arma::mat L;
+  double delta = static_cast<double>(M) * kEps * scale;
+  for (;; delta *= 100) {
+    L = Kmm;
+    L.diag() += delta;
+    if (spd::cholesky_in_place(L)) break;
+    if (delta > 1e-2 * scale)
+      throw DataError("krr --nystrom: the landmarks' kernel matrix is not positive semidefinite (kernel " +
+                      kernel_type_name(kernel_.params().type) +
+                      "); the Nyström approximation needs a positive definite kernel");
+  }
+  jitter_ = delta;
+  // L⁻¹ explicitly (dtrtri, M³/3 flops): multiplying each block by it (dtrmm) runs at
+  // matrix-multiply speed, several times faster than a triangular solve per block.
+  const arma::mat Linv = arma::inv(arma::trimatl(L));
+  const auto m_int = static_cast<blas_size>(M);
+
+  // ΦᵀΦ (upper triangle) and ΦᵀY over blocks of rows; P = Φ_bᵀ = L⁻¹ K_Mb (M x b).
+  // The blocks are shared out among our threads (block i to thread i mod T), each
+  // with its own accumulators and single-threaded BLAS, so the kernel evaluation
+  // (exp, not BLAS) uses every core too; partial sums are added in thread order, so
+  // the result depends on the thread count only through rounding.
+  const arma::uword br = block_rows(M);
+  const arma::uword n_blocks = (n + br - 1) / br;
+  const unsigned T = static_cast<unsigned>(std::min<arma::uword>(thread_count(), n_blocks));
+  std::vector<arma::mat> As(T), Rs(T);
+  std::vector<std::exception_ptr> errors(T);
+  auto work = [&](unsigned id) {
+    try {
+      arma::mat& Ap = As[id];
+      arma::mat& Rp = Rs[id];
+      Ap.zeros(M, M);
+      Rp.zeros(M, t);
+      for (arma::uword blk = id; blk < n_blocks; blk += T) {
+        const arma::uword r0 = blk * br, r1 = std::min(n, r0 + br) - 1;
+        const auto b = static_cast<blas_size>(r1 - r0 + 1);
+        arma::mat P = kernel_.gram(Z, Xs.rows(r0, r1));
+        cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, m_int, b, 1.0,
+                    Linv.memptr(), m_int, P.memptr(), m_int);
+        cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, m_int, b, 1.0, P.memptr(), m_int, 1.0,
+                    Ap.memptr(), m_int);
+        Rp += P * Y.rows(r0, r1);
+      }
+    } catch (...) {
+      errors[id] = std::current_exception();
+    }
+  };
+  if (T <= 1) {
+    work(0);
+  } else {
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);  // one owner per core: our threads, not BLAS's
+    std::vector<std::thread> pool;
+    for (unsigned id = 1; id < T; ++id) pool.emplace_back(work, id);
+    work(0);
+    for (auto& th : pool) th.join();
+    openblas_set_num_threads(blas_threads);
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  arma::mat A = std::move(As[0]), R = std::move(Rs[0]);
+  for (unsigned id = 1; id < T; ++id) {
+    A += As[id];
+    R += Rs[id];
+  }
+  As.clear();
+  Rs.clear();
+  A = arma::symmatu(A);
+  A.diag() += params_.lambda;
+  arma::mat W = R;
+  arma::mat F = A;
+  if (spd::cholesky_in_place(F)) {
+    spd::solve_in_place(F, W);
+  } else {
+    warn("krr: PhiᵀPhi + lambda*I is singular (lambda = 0?); using the least-squares solution");
+    least_squares_ = true;
+    W = least_squares_solve(A, R);
+  }
+  basis_ = Z;
+  coef_ = Linv.t() * W;  // β = L⁻ᵀ w
+}
+
+void Krr::require_fitted() const {
+  if (!is_fitted()) throw Error("internal: krr used before fit", kExitSoftware);
+}
+
+arma::mat Krr::predict(const arma::mat& X) const {
+  require_fitted();
+  check_n_features(n_features(), X);
+  if (!X.is_finite()) throw DataError("non-finite value in the data");
+  const arma::uword m = X.n_rows;
+  arma::mat P(m, n_targets());
+  const arma::uword br = block_rows(basis_.n_rows);
+  for (arma::uword r0 = 0; r0 < m; r0 += br) {
+    const arma::uword r1 = std::min(m, r0 + br) - 1;
+    const arma::mat B = params_.standardize ? scaler_.transform(X.rows(r0, r1)) : arma::mat(X.rows(r0, r1));
+    P.rows(r0, r1) = kernel_.gram(B, basis_) * coef_;
+  }
+  return P;
+}
+
+double Krr::score(const arma::mat& X, const arma::mat& Y) const {
+  const arma::mat P = predict(X);
+  check_same_rows(X, Y.n_rows, "target values");
+  return metrics::r2(Y, P);
+}
+
+void Krr::save(io::ModelWriter& out) const {
+  require_fitted();
+  kernel_.save(out);
+  auto& h = out.header();
+  h["params"] = {{"lambda", params_.lambda},
+                 {"standardize", params_.standardize},
+                 {"nystrom", params_.nystrom},
+                 {"landmarks", landmark_method_name(params_.landmarks)},
+                 {"seed", params_.seed},
+                 // The resolved kernel, repeated from header()["kernel"] for `mlt info`.
+                 {"kernel", kernel_type_name(kernel_.params().type)},
+                 {"gamma", kernel_.gamma()},
+                 {"degree", kernel_.params().degree},
+                 {"coef0", kernel_.params().coef0}};
+  h["fitted"] = {{"n_features", n_features()},
+                 {"n_targets", n_targets()},
+                 {"n_train", n_train_},
+                 {"n_basis", basis_.n_rows},
+                 {"method", is_nystrom() ? "nystrom" : "exact"},
+                 {"least_squares", least_squares_},
+                 {"jitter", jitter_}};
+  out.add("basis", basis_);
+  out.add("coef", coef_);
+  if (params_.standardize) scaler_.save(out);
+}
+
+Krr Krr::load(const io::ModelReader& in) {
+  in.expect_kind(kind);
+  Params p;
+  p.lambda = in.get<double>("/params/lambda");
+  p.standardize = in.get<bool>("/params/standardize");
+  p.nystrom = in.get<std::size_t>("/params/nystrom");
+  try {
+    p.landmarks = parse_landmark_method(in.get<std::string>("/params/landmarks"));
+  } catch (const UsageError&) {
+    in.fail("unknown landmark method");
+  }
+  p.seed = in.get<std::uint64_t>("/params/seed");
+  if (!(p.lambda >= 0)) in.fail("lambda must be >= 0");
+  Krr k(p);
+  k.kernel_ = Kernel::load(in);
+  k.params_.kernel = k.kernel_.params();
+  const auto n_features = in.get<std::size_t>("/fitted/n_features");
+  const auto n_targets = in.get<std::size_t>("/fitted/n_targets");
+  const auto n_basis = in.get<std::size_t>("/fitted/n_basis");
+  k.n_train_ = in.get<std::size_t>("/fitted/n_train");
+  if (n_features == 0 || n_targets == 0 || n_basis == 0 || n_basis > k.n_train_ ||
+      (p.nystrom && n_basis != p.nystrom) || (!p.nystrom && n_basis != k.n_train_))
+    in.fail("invalid krr dimensions");
+  k.least_squares_ = in.get<bool>("/fitted/least_squares");
+  k.jitter_ = in.get<double>("/fitted/jitter");
+  k.basis_ = in.matrix("basis", n_basis, n_features);
+  k.coef_ = in.matrix("coef", n_basis, n_targets);
+  if (p.standardize) k.scaler_ = Standardizer::load(in, n_features);
+  return k;
+}
+
+}  // namespace mlt

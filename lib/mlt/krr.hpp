@@ -1,0 +1,92 @@
+// Kernel ridge regression, exact or through the Nyström approximation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "mlt/core/random.hpp"
+#include "mlt/core/types.hpp"
+#include "mlt/io/model_file.hpp"
+#include "mlt/kernel.hpp"
+#include "mlt/spd.hpp"
+#include "mlt/standardizer.hpp"
+
+namespace mlt {
+
+enum class LandmarkMethod {
+  uniform,   // M training rows drawn uniformly without replacement
+  kmeanspp,  // k-means++ (D²) seeding: spread over the data
+};
+LandmarkMethod parse_landmark_method(const std::string& name);  // UsageError if unknown
+std::string landmark_method_name(LandmarkMethod m);
+
+struct KrrParams {
+  KernelParams kernel;          // kernel and its parameters (see kernel.hpp)
+  double lambda = 1.0;          // λ >= 0 (scikit-learn KernelRidge's alpha)
+  bool standardize = false;     // kernel on (x - mean) / std
+  std::size_t nystrom = 0;      // M > 0: Nyström approximation with M landmarks; 0: exact
+  LandmarkMethod landmarks = LandmarkMethod::uniform;
+  std::uint64_t seed = kDefaultSeed;  // landmark sampling
+  // Bytes the exact solve may allocate for its n x n kernel matrix; 0: the memory
+  // the system reports available (MemAvailable).
+  double memory_limit = 0;
+};
+
+class Krr {
+ public:
+  using Params = KrrParams;
+  static constexpr const char* kind = "krr";
+
+  explicit Krr(Params params = {}) : params_(params) {}
+
+  // X: n x p, Y: n x t. UsageError for invalid params; DataError when the exact
+  // kernel matrix would not fit in memory (the message names its size and suggests
+  // --nystrom), when M > n, or for unusable data.
+  Krr& fit(const arma::mat& X, const arma::mat& Y);
+  // X: m x p -> m x t, computed over blocks of rows: the m x n kernel matrix is never
+  // held whole.
+  arma::mat predict(const arma::mat& X) const;
+  double score(const arma::mat& X, const arma::mat& Y) const;  // R², higher is better
+
+  bool is_fitted() const { return !coef_.is_empty(); }
+  bool is_nystrom() const { return params_.nystrom > 0; }
+  std::size_t n_features() const { return basis_.n_cols; }
+  std::size_t n_targets() const { return coef_.n_cols; }
+  std::size_t n_train() const { return n_train_; }
+  const Params& params() const { return params_; }
+  const Kernel& kernel() const { return kernel_; }
+
+  // f(x) = k(x, basis) coef: basis = the training rows (exact) or the M landmarks
+  // (Nyström), in the standardized space when fitted with standardize.
+  const arma::mat& basis() const { return basis_; }  // n_basis x p
+  const arma::mat& coef() const { return coef_; }    // n_basis x t
+  // Whether the solve fell back to least squares (K + λI not positive definite).
+  bool least_squares() const { return least_squares_; }
+  double jitter() const { return jitter_; }  // added to K_MM's diagonal (Nyström)
+
+  void save(io::ModelWriter& out) const;
+  static Krr load(const io::ModelReader& in);
+
+ private:
+  void require_fitted() const;
+  void fit_exact(const arma::mat& Xs, const arma::mat& Y);
+  void fit_nystrom(const arma::mat& Xs, const arma::mat& Y);
+
+  Params params_;
+  Kernel kernel_;
+  Standardizer scaler_;
+  arma::mat basis_;
+  arma::mat coef_;
+  std::size_t n_train_ = 0;
+  bool least_squares_ = false;
+  double jitter_ = 0;
+};
+
+// k-means++ seeding (Arthur & Vassilvitskii 2007): the first of k rows of X uniform,
+// each next one with probability proportional to its squared distance to the
+// nearest row already chosen. Returns k distinct row indices (k <= n; once every
+// remaining row duplicates a chosen one, the rest are drawn uniformly).
+arma::uvec kmeanspp_seeds(const arma::mat& X, std::size_t k, Random& rng);
+
+}  // namespace mlt

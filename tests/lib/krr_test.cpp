@@ -1,0 +1,218 @@
+// mlt::Krr against scikit-learn's KernelRidge (tests/fixtures/krr, made by
+// scripts/fixtures/krr.py), against mlt::Ridge, and the Nyström approximation
+// against the exact solution.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
+#include "mlt/io/csv.hpp"
+#include "mlt/io/model_file.hpp"
+#include "mlt/krr.hpp"
+#include "mlt/ridge.hpp"
+
+using namespace mlt;
+
+namespace {
+
+const std::string kFixtures = std::string(MLT_SOURCE_DIR) + "/tests/fixtures/krr/";
+
+struct Split {
+  arma::mat X;
+  arma::vec y;
+};
+Split read_split(const std::string& name) {
+  const io::Table t = io::read_csv(kFixtures + name + ".csv", {}, {});
+  return {t.X.cols(0, 2), t.X.col(3)};
+}
+
+struct Warnings {
+  std::vector<std::string> messages;
+  Warnings() { set_log_function([this](const std::string& m) { messages.push_back(m); }); }
+  ~Warnings() { set_log_function({}); }
+  bool any(const std::string& part) const {
+    for (const auto& m : messages)
+      if (m.find(part) != std::string::npos) return true;
+    return false;
+  }
+};
+
+double rms(const arma::mat& a, const arma::mat& b) { return std::sqrt(arma::mean(arma::vectorise(arma::square(a - b)))); }
+
+Krr::Params rbf(double gamma, double lambda) {
+  Krr::Params p;
+  p.kernel.type = KernelType::rbf;
+  p.kernel.gamma = gamma;
+  p.lambda = lambda;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("krr: predictions equal scikit-learn's KernelRidge to 1e-6 for every shared kernel") {
+  const Split train = read_split("train"), test = read_split("test");
+  std::ifstream cases(kFixtures + "cases.txt");
+  REQUIRE(cases);
+  std::string line;
+  int n_cases = 0;
+  while (std::getline(cases, line)) {
+    std::istringstream s(line);
+    std::string name, kernel;
+    Krr::Params p;
+    s >> name >> kernel >> p.lambda >> p.kernel.gamma >> p.kernel.degree >> p.kernel.coef0 >> p.kernel.sigma;
+    REQUIRE(s);
+    p.kernel.type = parse_kernel_type(kernel);
+    Warnings w;
+    Krr k(p);
+    k.fit(train.X, train.y);
+    const arma::mat pred = k.predict(test.X);
+    arma::vec want;
+    REQUIRE(want.load(kFixtures + name + ".csv", arma::csv_ascii));
+    REQUIRE(want.n_elem == test.X.n_rows);
+    for (arma::uword i = 0; i < want.n_elem; ++i) {
+      INFO(name << " row " << i << ": got " << pred(i, 0) << ", want " << want[i]);
+      CHECK(std::abs(pred(i, 0) - want[i]) <= 1e-6 * std::max(1.0, std::abs(want[i])));
+    }
+    // λ = 0 with the rank-3 linear kernel: Cholesky fails, least squares as sklearn.
+    if (name == "linear_lambda0") {
+      CHECK(k.least_squares());
+      CHECK(w.any("least-squares"));
+    }
+    ++n_cases;
+  }
+  CHECK(n_cases == 10);
+}
+
+TEST_CASE("krr: the linear kernel equals ridge without intercept") {
+  io::Table t = io::read_csv(std::string(MLT_SOURCE_DIR) + "/data/diabetes.csv", {}, {});
+  const arma::mat X = t.X.cols(0, 9);
+  const arma::vec y = t.X.col(10);
+  for (const bool standardize : {false, true}) {
+    Krr::Params kp;
+    kp.kernel.type = KernelType::linear;
+    kp.lambda = 0.1;
+    kp.standardize = standardize;
+    Ridge::Params rp;
+    rp.lambda = 0.1;
+    rp.fit_intercept = false;
+    rp.standardize = standardize;
+    const arma::mat a = Krr(kp).fit(X, y).predict(X);
+    const arma::mat b = Ridge(rp).fit(X, y).predict(X);
+    INFO("standardize " << standardize << ": max difference " << arma::abs(a - b).max());
+    CHECK(arma::abs(a - b).max() <= 1e-8 * arma::abs(b).max());
+  }
+}
+
+TEST_CASE("krr: Nyström with M = n landmarks equals the exact solution") {
+  const Split train = read_split("train"), test = read_split("test");
+  for (const auto method : {LandmarkMethod::uniform, LandmarkMethod::kmeanspp}) {
+    Krr::Params p = rbf(0.5, 0.1);
+    const arma::mat exact = Krr(p).fit(train.X, train.y).predict(test.X);
+    p.nystrom = train.X.n_rows;
+    p.landmarks = method;
+    Krr ny(p);
+    ny.fit(train.X, train.y);
+    CHECK(ny.basis().n_rows == train.X.n_rows);
+    INFO(landmark_method_name(method) << ": max difference " << arma::abs(ny.predict(test.X) - exact).max());
+    CHECK(arma::abs(ny.predict(test.X) - exact).max() <= 1e-6);
+  }
+}
+
+TEST_CASE("krr: the Nyström error shrinks as M grows (fixed seed)") {
+  const Split train = read_split("train"), test = read_split("test");
+  Krr::Params p = rbf(0.5, 0.1);
+  const arma::mat exact = Krr(p).fit(train.X, train.y).predict(test.X);
+  for (const auto method : {LandmarkMethod::uniform, LandmarkMethod::kmeanspp}) {
+    p.landmarks = method;
+    double previous = arma::datum::inf, first = 0;
+    for (const std::size_t m : {4, 12, 30, 60}) {
+      p.nystrom = m;
+      p.seed = 7;
+      const double err = rms(Krr(p).fit(train.X, train.y).predict(test.X), exact);
+      INFO(landmark_method_name(method) << " M=" << m << ": rms difference from exact " << err);
+      CHECK(err < previous);
+      if (m == 4) first = err;
+      previous = err;
+    }
+    CHECK(previous < first / 10);
+  }
+}
+
+TEST_CASE("krr: the memory check names the size and suggests --nystrom") {
+  const Split train = read_split("train");
+  Krr::Params p = rbf(0.5, 0.1);
+  p.memory_limit = 1e6;  // 1 MB: the 80 x 80 kernel fits, 32 MiB of working room does not
+  try {
+    Krr(p).fit(train.X, train.y);
+    FAIL("expected a DataError");
+  } catch (const DataError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("80 x 80 kernel matrix (50.0 KiB)") != std::string::npos);
+    CHECK(m.find("--nystrom") != std::string::npos);
+  }
+  p.nystrom = 10;  // the approximation needs no n x n matrix
+  CHECK_NOTHROW(Krr(p).fit(train.X, train.y));
+}
+
+TEST_CASE("krr: lambda = 0 with duplicate rows falls back to least squares, never NaN") {
+  const Split train = read_split("train");
+  const arma::mat X = arma::join_cols(train.X, train.X.rows(0, 9));
+  const arma::vec y = arma::join_cols(train.y, train.y.head(10));
+  Krr::Params p = rbf(0.5, 0.0);
+  Warnings w;
+  Krr k(p);
+  k.fit(X, y);
+  CHECK(k.least_squares());
+  CHECK(w.any("not positive definite"));
+  const arma::mat pred = k.predict(X);
+  CHECK(pred.is_finite());
+  // An interpolant (up to the conditioning of K): close to y on the training rows.
+  CHECK(rms(pred, y) < 1e-3);
+}
+
+TEST_CASE("krr: k-means++ seeds are distinct and spread over separated clusters") {
+  arma::mat X(300, 2);
+  Random noise(3);
+  for (arma::uword i = 0; i < 300; ++i) {
+    const double cx = 100.0 * static_cast<double>(i % 3);
+    X(i, 0) = cx + noise.uniform();
+    X(i, 1) = noise.uniform();
+  }
+  Random rng(11);
+  const arma::uvec s = kmeanspp_seeds(X, 3, rng);
+  CHECK(arma::uvec(arma::unique(s)).n_elem == 3);
+  // One seed per cluster (cluster = i mod 3).
+  CHECK(arma::uvec(arma::unique(arma::uvec(s - 3 * (s / 3)))).n_elem == 3);
+  // All identical rows: still k distinct indices.
+  Random rng2(1);
+  const arma::uvec d = kmeanspp_seeds(arma::ones(10, 2), 10, rng2);
+  CHECK(arma::uvec(arma::unique(d)).n_elem == 10);
+}
+
+TEST_CASE("krr: save and load give identical predictions; errors") {
+  const Split train = read_split("train"), test = read_split("test");
+  for (const std::size_t m : {std::size_t(0), std::size_t(20)}) {
+    Krr::Params p = rbf(0, 0.5);
+    p.standardize = true;
+    p.nystrom = m;
+    Krr k(p);
+    k.fit(train.X, train.y);
+    io::ModelWriter w(Krr::kind);
+    k.save(w);
+    const Krr back = Krr::load(io::ModelReader::parse(w.bytes(), "test"));
+    CHECK(arma::approx_equal(back.predict(test.X), k.predict(test.X), "absdiff", 0.0));
+    CHECK(back.kernel().gamma() == doctest::Approx(1.0 / 3));
+  }
+  Krr::Params p = rbf(0.5, 0.1);
+  p.nystrom = 81;
+  CHECK_THROWS_AS(Krr(p).fit(train.X, train.y), DataError);
+  p.nystrom = 0;
+  p.lambda = -1;
+  CHECK_THROWS_AS(Krr(p).fit(train.X, train.y), UsageError);
+  p.lambda = 1;
+  CHECK_THROWS_AS(Krr(p).fit(train.X, train.y).predict(test.X.cols(0, 1)), DataError);
+}
