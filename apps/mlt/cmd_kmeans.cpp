@@ -1,9 +1,10 @@
-// mlt kmeans fit | predict | score
+// mlt kmeans fit | predict | score | cv
 #include <cstdio>
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "cv_command.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/kmeans.hpp"
 #include "mlt/labels.hpp"
@@ -193,6 +194,54 @@ void setup_kmeans(CLI::App& app) {
       ->capture_default_str();
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
+
+  // cv: each fold clusters its training rows (standardized with their statistics
+  // only); the score is the held-out rows' inertia, the sum of their squared
+  // distances to the nearest training centroid (lower is better; it falls as k grows,
+  // so read the curve, not only the best row). --seed is the fold shuffle's here;
+  // the seeding has --init-seed.
+  auto& cv = add_cv_command<KMeans>(km, CvTask::none, "Cross-validate k-means: held-out inertia over a grid of k");
+  cv.grid("-k,--clusters", "k", &KMeans::Params::k, "Number of clusters", positive_integer());
+  {
+    CLI::App* c = cv.app();
+    KMeans::Params& p = cv.params();
+    c->get_option("--clusters")->required();
+    c->add_option_function<std::string>(
+         "--init", [&p](const std::string& i) { p.init = parse_kmeans_init(i); },
+         "Seeding: kmeans++ (default), random or farthest")
+        ->check(CLI::IsMember({"kmeans++", "random", "farthest"}));
+    c->add_option("--n-init", p.n_init, "Seedings per fit, keeping the lowest energy (default: 1, or 10 for random)")
+        ->check(positive_integer());
+    c->add_option("--max-iter", p.max_iter, "Lloyd iterations per seeding at most")
+        ->check(positive_integer())
+        ->capture_default_str();
+    c->add_option("--tol", p.tol, "Relative energy decrease to stop at (0: only when no assignment changes)")
+        ->check(non_negative())
+        ->capture_default_str();
+    c->add_option("--local-trials", p.local_trials, "kmeans++ candidates per centre (default: 2 + ln k)")
+        ->check(positive_integer());
+    c->add_option("--init-seed", p.seed, "Seed of the seeding (fit's --seed)")->capture_default_str();
+    c->add_flag("--standardize", p.standardize,
+                "Divide each column by its standard deviation first (fitted on the training folds)");
+  }
+  cv.metrics(MetricList<KMeans, cv::NoTarget>{{"inertia",
+                                               [](const KMeans& e, const arma::mat& X, const cv::NoTarget&) {
+                                                 return e.inertia(X);
+                                               }}},
+             "inertia");
+  // --oof: each row's cluster (1-based, as mlt kmeans predict) under the fold's
+  // centroids, and its squared distance to that centroid.
+  cv.oof([](const CvData&) { return Names{"cluster", "sq_distance"}; },
+         [](const KMeans& e, const arma::mat& X) {
+           const arma::mat D = e.distances(X);
+           arma::mat out(X.n_rows, 2);
+           for (arma::uword i = 0; i < X.n_rows; ++i) {
+             const arma::uword c = D.row(i).index_min();
+             out(i, 0) = static_cast<double>(c + 1);
+             out(i, 1) = D(i, c) * D(i, c);
+           }
+           return out;
+         });
 }
 
 }  // namespace mlt::app

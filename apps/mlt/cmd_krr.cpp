@@ -1,8 +1,10 @@
-// mlt krr fit | predict | score
+// mlt krr fit | predict | score | cv
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "cv_command.hpp"
+#include "mlt/ridge_path.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/krr.hpp"
 
@@ -54,6 +56,43 @@ void run_score(const ApplyOptions& opt) {
   const io::Table data = read_data_for(model.schema, opt.data, model.schema.targets);
   const arma::mat Y = regression_truth(data, model.schema);
   print_scores(regression_scores(Y, krr.predict(data.X)), opt.json, {{"n_samples", data.n_rows()}});
+}
+
+
+// cv fast path: exact kernel ridge for the whole lambda grid from one
+// eigendecomposition of each split's kernel matrix (mlt/ridge_path.hpp). Points
+// where K + lambda*I is not positive definite are fitted the plain way, as is
+// everything with --nystrom.
+std::optional<FastPath> krr_lambda_path(const FastPathInput<Krr, arma::mat>& in) {
+  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
+  if (!axis || in.grid.axes()[*axis].values.size() < 2 || in.base.nystrom > 0) return std::nullopt;
+  const std::size_t a = *axis;
+  FastPath fast;
+  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
+                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
+    Krr::Params params = base;
+    apply(params, grid.point(points.at(0)));
+    std::vector<double> lambdas;
+    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
+    const arma::mat X_train = X.rows(split.train), Y_train = Y.rows(split.train), X_test = X.rows(split.test);
+    const arma::mat Y_test = Y.rows(split.test);
+    const std::vector<std::optional<arma::mat>> P = krr_path_predict(params, lambdas, X_train, Y_train, X_test);
+    std::vector<double> out;
+    for (std::size_t i = 0; i < P.size(); ++i) {
+      if (P[i]) {
+        out.push_back(regression_metric(metric, Y_test, *P[i]));
+      } else {
+        Krr::Params q = params;
+        q.lambda = lambdas[i];
+        Krr e(q);
+        e.fit(X_train, Y_train);
+        out.push_back(regression_metric(metric, Y_test, e.predict(X_test)));
+      }
+    }
+    return out;
+  };
+  return fast;
 }
 
 }  // namespace
@@ -112,6 +151,39 @@ void setup_krr(CLI::App& app) {
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
+
+  // cv: each fold's fit (and its Standardizer) sees the training rows only. --seed
+  // is the fold shuffle's here; the landmark sampling has --landmark-seed.
+  auto& cv = add_cv_command<Krr>(krr, CvTask::regression,
+                                 "Cross-validate kernel ridge regression over grids of lambda and kernel parameters");
+  cv.grid("--lambda", "lambda", &Krr::Params::lambda, "Penalty (scikit-learn's alpha)", non_negative());
+  cv.grid("--kernel", "kernel", cv::ValueKind::text, "linear, poly, rbf, laplacian, exponential or sigmoid",
+          [](Krr::Params& p, const cv::Value& v) { p.kernel.type = parse_kernel_type(v.text); },
+          CLI::IsMember({"linear", "poly", "rbf", "laplacian", "exponential", "sigmoid"}));
+  cv.grid("--gamma", "gamma", cv::ValueKind::real, "Kernel gamma (poly, rbf, laplacian, sigmoid; default 1/n_features)",
+          [](Krr::Params& p, const cv::Value& v) { p.kernel.gamma = v.number; }, positive());
+  cv.grid("--sigma", "sigma", cv::ValueKind::real,
+          "Kernel width: rbf gamma = 1/(2 sigma^2); exponential exp(-|x-x'|/sigma)",
+          [](Krr::Params& p, const cv::Value& v) { p.kernel.sigma = v.number; }, positive());
+  cv.grid("--degree", "degree", cv::ValueKind::real, "poly degree",
+          [](Krr::Params& p, const cv::Value& v) { p.kernel.degree = v.number; }, non_negative());
+  {
+    CLI::App* c = cv.app();
+    Krr::Params& p = cv.params();
+    c->get_option("--kernel")->required();
+    c->get_option("--gamma")->excludes(c->get_option("--sigma"));
+    c->add_option("--coef0", p.kernel.coef0, "poly and sigmoid constant")->capture_default_str();
+    c->add_flag("--standardize", p.standardize,
+                "Scale each feature to zero mean and unit variance before the kernel (fitted on the training folds)");
+    c->add_option("--nystrom", p.nystrom, "Nyström approximation with M landmarks (per fold)")->check(positive_integer());
+    c->add_option_function<std::string>(
+         "--landmarks", [&p](const std::string& m) { p.landmarks = parse_landmark_method(m); },
+         "How Nyström picks landmarks: uniform or kmeans++")
+        ->check(CLI::IsMember({"uniform", "kmeans++"}));
+    c->add_option("--landmark-seed", p.seed, "Seed of the landmark sampling (fit's --seed)")->capture_default_str();
+  }
+  cv.metrics(regression_metrics<Krr>(), "mse");
+  cv.fast_path<arma::mat>(krr_lambda_path);
 }
 
 }  // namespace mlt::app

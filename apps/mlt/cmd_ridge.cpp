@@ -1,8 +1,10 @@
-// mlt ridge fit | predict | score
+// mlt ridge fit | predict | score | cv
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "cv_command.hpp"
+#include "mlt/ridge_path.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/ridge.hpp"
 
@@ -78,6 +80,33 @@ void run_score(const ApplyOptions& opt) {
   print_scores(regression_scores(Y, ridge.predict(data.X)), opt.json, {{"n_samples", data.n_rows()}});
 }
 
+
+// cv fast path: the whole lambda grid from one SVD per split (mlt/ridge_path.hpp).
+// lambda = 0 stays on the plain path (least squares, with its rank warnings).
+std::optional<FastPath> ridge_lambda_path(const FastPathInput<Ridge, arma::mat>& in) {
+  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
+  if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
+  for (const cv::Value& v : in.grid.axes()[*axis].values)
+    if (!(v.number > 0)) return std::nullopt;
+  const std::size_t a = *axis;
+  FastPath fast;
+  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
+                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
+    Ridge::Params params = base;
+    apply(params, grid.point(points.at(0)));
+    std::vector<double> lambdas;
+    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
+    const arma::mat Y_test = Y.rows(split.test);
+    const std::vector<arma::mat> P =
+        ridge_path_predict(params, lambdas, X.rows(split.train), Y.rows(split.train), X.rows(split.test));
+    std::vector<double> out;
+    for (const arma::mat& p : P) out.push_back(regression_metric(metric, Y_test, p));
+    return out;
+  };
+  return fast;
+}
+
 }  // namespace
 
 void setup_ridge(CLI::App& app) {
@@ -120,6 +149,25 @@ void setup_ridge(CLI::App& app) {
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
+
+  // cv: each fold's fit (and its Standardizer) sees the training rows only.
+  auto& cv = add_cv_command<Ridge>(ridge, CvTask::regression, "Cross-validate ridge regression over a grid of penalties");
+  cv.grid("--lambda", "lambda", &Ridge::Params::lambda, "L2 penalty (scikit-learn's alpha); 0: least squares",
+          non_negative());
+  {
+    Ridge::Params& p = cv.params();
+    cv.app()->add_flag_callback("--no-intercept", [&p] { p.fit_intercept = false; },
+                                "Fit no intercept (do not centre the data)");
+    cv.app()->add_flag("--standardize", p.standardize,
+                       "Scale each feature to zero mean and unit variance first (fitted on the training folds)");
+    cv.app()
+        ->add_option_function<std::string>(
+            "--solver", [&p](const std::string& s) { p.solver = parse_ridge_solver(s); },
+            "auto, primal, dual or svd (for fits made one grid point at a time; a lambda grid shares one SVD)")
+        ->check(CLI::IsMember({"auto", "primal", "dual", "svd"}));
+  }
+  cv.metrics(regression_metrics<Ridge>(), "mse");
+  cv.fast_path<arma::mat>(ridge_lambda_path);
 }
 
 }  // namespace mlt::app

@@ -80,7 +80,7 @@ check "knn refit model predicts as knn fit with the best k" test "$("$MLT" knn p
 
 # --- scikit-learn on the same folds (tests/fixtures/cv, scripts/fixtures/cv.py) ----
 # compare_to_sklearn JSON-REPORT FIXTURE-KEY PARAM KEY-OF-VALUE METRIC TOL [REF-METRIC]:
-# every fold score, the mean and the std within TOL (absolute) of scikit-learn's;
+# every fold score, the mean and the std within TOL x max(1, |reference|) of scikit-learn's;
 # KEY-OF-VALUE is a Python lambda from mlt's grid value to the fixture's grid key.
 compare_to_sklearn() {
   python3 - "$FIX/expected.json" "$@" <<'PY'
@@ -94,7 +94,7 @@ for r in got["results"]:
     e = ref[to_key(r["params"][param])][ref_metric]
     assert r["folds"] == 5
     for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], e["folds"] + [e["mean"], e["std"]]):
-        worst = max(worst, abs(a - b))
+        worst = max(worst, abs(a - b) / max(1, abs(b)))
 print(f"{sys.argv[3]} {metric}: largest difference {worst:.3g} (tolerance {tol:g})", file=sys.stderr)
 assert worst <= tol, (metric, worst, tol)
 PY
@@ -185,5 +185,93 @@ knn_fast_equals_plain "weights x distance, log_loss" "$DATA/iris.csv" -k 1,2,5,8
 knn_fast_equals_plain "standardized, balanced_accuracy, repeats" "$DATA/wine.csv" --standardize -k 1:30:3 --metric balanced_accuracy --folds 3 --repeats 2
 knn_fast_equals_plain "k grid not first, f1_macro, kdtree" "$DATA/iris.csv" --weights distance,uniform -k 3:12 --metric f1_macro --algorithm kdtree
 knn_fast_equals_plain "brute force" "$IRIS" --target species -k 1:15 --algorithm brute --folds-from fold
+
+# --- ridge cv, krr cv --------------------------------------------------------------
+DIAB=$FIX/diabetes_folds.csv
+# ridge: mlt lambda = scikit-learn's alpha (both minimize ||y - Xw - b||^2 + alpha ||w||^2,
+# intercept unpenalized), so the fold scores agree to rounding: 1e-9 relative.
+RIDGE=(ridge cv "$DIAB" --target progression --folds-from fold --lambda 0.001,0.01,0.1,1,10,100,1000 --json --per-fold)
+for m in mse rmse mae r2; do
+  run "$MLT" "${RIDGE[@]}" --metric $m
+  check "ridge cv $m = scikit-learn's on the same folds (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'lambda v: repr(float(v))' $m 1e-9
+  run "$MLT" "${RIDGE[@]}" --metric $m --no-fast-path
+  check "ridge cv $m, one fit per lambda = scikit-learn's (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'lambda v: repr(float(v))' $m 1e-9
+done
+run "$MLT" "${RIDGE[@]}" --metric mse
+check "ridge cv best mse: scikit-learn's alpha = 0.1" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"lambda": 0.1}' "$out"
+run "$MLT" "${RIDGE[@]}" --metric r2
+check "ridge cv best r2: scikit-learn's alpha" python3 - "$out" "$FIX/expected.json" <<'PY'
+import json, sys
+assert json.loads(sys.argv[1])["best"]["params"]["lambda"] == json.load(open(sys.argv[2]))["ridge_diabetes"]["best_r2"]["alpha"]
+PY
+run "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-3:1e3:7 --seed 3
+check "ridge cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,metric,mean,std,folds,best,7"
+expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "ridge --metric accuracy" "$MLT" ridge cv "$DATA/diabetes.csv" --metric accuracy
+expect_error 2 "stratify needs class labels" "ridge --stratify" "$MLT" ridge cv "$DATA/diabetes.csv" --stratify
+
+# Fast paths (one decomposition per fold for the whole lambda grid) = one fit per
+# point, to 1e-9 relative (Cholesky or SVD per point against one SVD/eigendecomposition).
+# same_reports A B: the same grid and folds, every score within 1e-9 relative.
+same_reports() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert [r["params"] for r in a["results"]] == [r["params"] for r in b["results"]]
+assert a["best"]["params"] == b["best"]["params"]
+for x, y in zip(a["results"], b["results"]):
+    for u, v in zip(x["fold_scores"] + [x["mean"]], y["fold_scores"] + [y["mean"]]):
+        assert abs(u - v) <= 1e-9 * max(1, abs(v)), (x["params"], u, v)
+PY
+}
+fast_equals_plain() {
+  local what=$1
+  shift
+  run "$MLT" "$@" --json --per-fold
+  local fast=$out fast_rc=$rc
+  run "$MLT" "$@" --json --per-fold --no-fast-path
+  if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && same_reports "$fast" "$out"; then pass; else fail "fast path = plain path: $what"; fi
+}
+fast_equals_plain "ridge, standardized, two targets, repeats" ridge cv "$DATA/diabetes.csv" --target bmi,progression --standardize --lambda 1e-3:1e3:9 --folds 4 --repeats 2
+fast_equals_plain "ridge, no intercept, r2" ridge cv "$DATA/diabetes.csv" --no-intercept --lambda 0.01,1,100 --metric r2
+head -16 "$DATA/wine.csv" | cut -d, -f1-13 > wide.csv  # 12 training rows per fold, 12 features (centred: rank 11)
+fast_equals_plain "ridge, features >= rows per fold" ridge cv wide.csv --target proline --lambda 0.1,1,10
+fast_equals_plain "krr rbf, gamma x lambda" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf --gamma 0.01,0.1 --lambda 1e-2:1e1:4
+fast_equals_plain "krr poly, kernel and lambda grids, mae" krr cv "$DATA/diabetes.csv" --standardize --kernel poly,laplacian --degree 2 --lambda 0.1,1,10 --metric mae --folds 3
+
+run "$MLT" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf,laplacian --sigma 1,3 --lambda 0.1,1 --seed 2
+check "krr cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,kernel,sigma,metric,mean,std,folds,best,8"
+expect_error 2 "kernel" "krr cv without --kernel" "$MLT" krr cv "$DATA/diabetes.csv" --lambda 1
+expect_error 2 "excludes" "krr --gamma with --sigma" "$MLT" krr cv "$DATA/diabetes.csv" --kernel rbf --gamma 1 --sigma 1
+expect_status 0 "krr --refit" "$MLT" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf --lambda 0.1,10 --seed 3 --refit -o best.krr --oof krr_oof.csv
+check "krr oof header" test "$(head -1 krr_oof.csv)" = "row,fold,progression"
+check "krr refit predicts" test "$("$MLT" krr predict best.krr "$DATA/diabetes.csv" | wc -l)" -eq 443
+
+# --- kmeans cv ---------------------------------------------------------------------
+run "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 1:6 --seed 1 --json --per-fold
+check "kmeans cv runs" test "$rc" -eq 0
+check "kmeans cv: inertia, lower is better, falls with k" python3 -c '
+import json, sys; j = json.loads(sys.argv[1]); assert j["metric"] == "inertia"
+m = [r["mean"] for r in j["results"]]; assert len(m) == 6 and all(a > b for a, b in zip(m, m[1:])), m
+assert j["best"]["params"] == {"k": 6}' "$out"
+# k = 1: the single centroid is the training rows' mean, so each fold's held-out
+# inertia is the sum of squared distances of its rows to that mean (closed form).
+run "$MLT" kmeans cv "$IRIS" --ignore species --folds-from fold -k 1 --json --per-fold
+check "kmeans cv k = 1: held-out squared distances to the training mean" python3 - "$out" "$IRIS" <<'PY'
+import csv, json, sys
+rep = json.loads(sys.argv[1]); rows = list(csv.DictReader(open(sys.argv[2])))
+cols = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+for f, got in enumerate(rep["results"][0]["fold_scores"]):
+    train = [[float(r[c]) for c in cols] for r in rows if int(r["fold"]) != f]
+    test = [[float(r[c]) for c in cols] for r in rows if int(r["fold"]) == f]
+    mean = [sum(col) / len(train) for col in zip(*train)]
+    want = sum(sum((x - m) ** 2 for x, m in zip(row, mean)) for row in test)
+    assert abs(got - want) <= 1e-9 * want, (f, got, want)
+PY
+expect_status 0 "kmeans --refit --oof" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2,3 --refit -o best.km --oof km_oof.csv
+check "kmeans oof header" test "$(head -1 km_oof.csv)" = "row,fold,cluster,sq_distance"
+run "$MLT" info best.km --json
+check "kmeans refit is a kmeans model" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["kind"] == "kmeans"' "$out"
+expect_error 2 "clusters" "kmeans cv without -k" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species
+expect_error 2 "unknown metric \"mse\"; choose from inertia" "kmeans --metric mse" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2 --metric mse
 
 finish

@@ -1,0 +1,41 @@
+// Ridge and kernel ridge regression along a λ grid from one decomposition per
+// training set: the fast paths of `mlt ridge cv` and `mlt krr cv`. With the centred (or standardized) training features X̄ = U S Vᵀ
+// (thin SVD, computed once), the ridge solution for any λ > 0 is
+//     W(λ) = V diag(sᵢ / (sᵢ² + λ)) Uᵀ Ȳ
+// (Hastie, Tibshirani & Friedman, The Elements of Statistical Learning, 2nd ed.,
+// eq. 3.47), so every λ of a grid costs one p x r times r x t product instead of a
+// new factorization. Preprocessing is Ridge::fit's: the Standardizer fitted on X with
+// `standardize`, X and Y centred on their training means with `fit_intercept`, the
+// intercept unpenalized.
+#pragma once
+
+#include <vector>
+
+#include "mlt/core/types.hpp"
+#include <optional>
+
+#include "mlt/krr.hpp"
+#include "mlt/ridge.hpp"
+
+namespace mlt {
+
+// Predictions for X_test (m x p), one m x t matrix per entry of `lambdas` (each > 0),
+// of Ridge(params with lambda = λ) fitted on X (n x p), Y (n x t). Equal to them up to
+// rounding (the plain fit solves by Cholesky). Throws UsageError for λ <= 0 and
+// DataError when the SVD fails or the data is unusable.
+std::vector<arma::mat> ridge_path_predict(const RidgeParams& params, const std::vector<double>& lambdas,
+                                          const arma::mat& X, const arma::mat& Y, const arma::mat& X_test);
+
+// Exact kernel ridge (Krr without Nyström) along λ: with K = Q diag(μ) Qᵀ the
+// eigendecomposition of the training kernel matrix (once), the dual coefficients are
+// α(λ) = Q diag(1 / (μᵢ + λ)) Qᵀ Y and the predictions K(X_test, X) α(λ). One entry per
+// λ; an entry is empty when K + λI is not numerically positive definite (min(μ) + λ
+// <= n ε max|μ|), where Krr::fit falls back to least squares: the caller fits that
+// point the plain way. Preprocessing is Krr::fit's (the Standardizer with
+// `standardize`, gamma resolved from the number of features). Throws UsageError for
+// params.nystrom > 0 or λ < 0.
+std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, const std::vector<double>& lambdas,
+                                                       const arma::mat& X, const arma::mat& Y,
+                                                       const arma::mat& X_test);
+
+}  // namespace mlt
