@@ -857,6 +857,11 @@ KMeans KMeans::load(const io::ModelReader& in) {
     const auto& info = in.header()["info"];
     km.energy_ = info.value("energy", 0.0);
     km.n_iter_ = info.value("iterations", std::size_t(0));
+    km.restart_energies_ = info.value("restart_energies", std::vector<double>{});
+    const auto best = info.value("best_restart", std::size_t(1));  // 1-based in the file
+    km.best_restart_ = best > 0 ? best - 1 : 0;
+    for (auto stop : {KMeansStop::no_change, KMeansStop::tol, KMeansStop::max_iter})
+      if (info.value("stopped_by", std::string()) == kmeans_stop_name(stop)) km.stop_ = stop;
     if (info.contains("cluster_sizes") && info["cluster_sizes"].is_array() && info["cluster_sizes"].size() == k)
       km.sizes_ = arma::conv_to<arma::uvec>::from(info["cluster_sizes"].get<std::vector<arma::uword>>());
   }

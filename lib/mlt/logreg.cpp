@@ -561,8 +561,10 @@ void LogReg::save(io::ModelWriter& out) const {
   if (fit_info_.size() > 1) {
     nlohmann::json per = nlohmann::json::array();
     for (const auto& fi : fit_info_)
-      per.push_back({{"iterations", fi.iterations}, {"objective", fi.objective},
-                     {"gradient_norm", fi.gradient_norm}, {"converged", fi.converged}, {"stop", fi.stop}});
+      per.push_back({{"iterations", fi.iterations}, {"cg_iterations", fi.cg_iterations},
+                     {"objective", fi.objective}, {"gradient_norm", fi.gradient_norm},
+                     {"initial_gradient_norm", fi.initial_gradient_norm}, {"converged", fi.converged},
+                     {"stop", fi.stop}});
     h["fitted"]["per_class"] = per;
   } else if (!fit_info_.empty()) {
     h["fitted"]["stop"] = fit_info_.front().stop;
@@ -616,12 +618,29 @@ LogReg LogReg::load(const io::ModelReader& in) {
     m.coef_ = in.matrix("coef", outputs, n_features);
   }
   m.intercept_ = in.vector("intercept", outputs);
-  LogRegFitInfo fi;
-  fi.iterations = in.get<std::size_t>("/fitted/iterations");
-  fi.objective = in.get<double>("/fitted/objective");
-  fi.gradient_norm = in.get<double>("/fitted/gradient_norm");
-  fi.converged = in.get<bool>("/fitted/converged");
-  m.fit_info_ = {fi};
+  // The fit's diagnostics, so that `mlt info` and a re-save show what the fit did.
+  auto read_info = [&](const std::string& at) {
+    LogRegFitInfo fi;
+    fi.iterations = in.get<std::size_t>(at + "/iterations");
+    fi.cg_iterations = in.get<std::size_t>(at + "/cg_iterations");
+    fi.objective = in.get<double>(at + "/objective");
+    fi.gradient_norm = in.get<double>(at + "/gradient_norm");
+    fi.initial_gradient_norm = in.get<double>(at + "/initial_gradient_norm");
+    fi.converged = in.get<bool>(at + "/converged");
+    return fi;
+  };
+  m.fit_info_.clear();
+  if (in.header().contains(nlohmann::json::json_pointer("/fitted/per_class"))) {
+    const std::size_t problems = in.header()["fitted"]["per_class"].size();
+    for (std::size_t c = 0; c < problems; ++c) {
+      const std::string at = "/fitted/per_class/" + std::to_string(c);
+      m.fit_info_.push_back(read_info(at));
+      m.fit_info_.back().stop = in.get<std::string>(at + "/stop");
+    }
+  } else {
+    m.fit_info_.push_back(read_info("/fitted"));
+    m.fit_info_.back().stop = in.get<std::string>("/fitted/stop");
+  }
   m.n_features_ = n_features;
   m.n_classes_ = K;
   return m;

@@ -3,7 +3,12 @@
 // and apply it) and add the type to the TEST_CASE_TEMPLATE lists below.
 #include <doctest/doctest.h>
 
+#include "mlt/kmeans.hpp"
+#include "mlt/knn.hpp"
+#include "mlt/krr.hpp"
+#include "mlt/logreg.hpp"
 #include "mlt/pca.hpp"
+#include "mlt/ridge.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -31,6 +36,76 @@ struct Contract<mlt::Pca> {
   static arma::mat apply(const mlt::Pca& e, const arma::mat& X) { return e.transform(X); }
 };
 
+// Supervised estimators learn from the features plus a target derived from them.
+arma::mat regression_target(const arma::mat& X) { return X.col(1) - 2 * X.col(2) + 0.1 * X.col(0); }
+mlt::Labels class_target(const arma::mat& X) {
+  mlt::Labels y(X.n_rows);
+  for (arma::uword i = 0; i < X.n_rows; ++i) y[i] = X(i, 1) > 0.5 ? 2 : X(i, 1) > -0.5 ? 1 : 0;
+  return y;
+}
+
+template <>
+struct Contract<mlt::KMeans> {
+  static mlt::KMeans make() {
+    mlt::KMeansParams p;
+    p.k = 3;
+    p.n_init = 2;
+    return mlt::KMeans(p);
+  }
+  static void fit(mlt::KMeans& e, const arma::mat& X) { e.fit(X); }
+  static arma::mat apply(const mlt::KMeans& e, const arma::mat& X) {
+    return arma::conv_to<arma::mat>::from(e.predict(X));
+  }
+};
+
+template <>
+struct Contract<mlt::Ridge> {
+  static mlt::Ridge make() {
+    mlt::RidgeParams p;
+    p.lambda = 0.5;
+    p.standardize = true;
+    return mlt::Ridge(p);
+  }
+  static void fit(mlt::Ridge& e, const arma::mat& X) { e.fit(X, regression_target(X)); }
+  static arma::mat apply(const mlt::Ridge& e, const arma::mat& X) { return e.predict(X); }
+};
+
+template <>
+struct Contract<mlt::Krr> {
+  static mlt::Krr make() {
+    mlt::KrrParams p;
+    p.lambda = 0.1;
+    p.kernel.type = mlt::KernelType::rbf;
+    return mlt::Krr(p);
+  }
+  static void fit(mlt::Krr& e, const arma::mat& X) { e.fit(X, regression_target(X)); }
+  static arma::mat apply(const mlt::Krr& e, const arma::mat& X) { return e.predict(X); }
+};
+
+template <>
+struct Contract<mlt::LogReg> {
+  static mlt::LogReg make() {
+    mlt::LogRegParams p;
+    p.lambda = 0.1;
+    p.standardize = true;
+    return mlt::LogReg(p);
+  }
+  static void fit(mlt::LogReg& e, const arma::mat& X) { e.fit(X, class_target(X), 3); }
+  static arma::mat apply(const mlt::LogReg& e, const arma::mat& X) { return e.predict_proba(X); }
+};
+
+template <>
+struct Contract<mlt::Knn> {
+  static mlt::Knn make() {
+    mlt::KnnParams p;
+    p.k = 4;
+    p.weights = mlt::KnnWeights::distance;
+    return mlt::Knn(p);
+  }
+  static void fit(mlt::Knn& e, const arma::mat& X) { e.fit(X, class_target(X), 3); }
+  static arma::mat apply(const mlt::Knn& e, const arma::mat& X) { return e.predict_proba(X); }
+};
+
 template <typename E>
 std::string saved(const E& e) {
   mlt::io::ModelWriter w(E::kind);
@@ -40,7 +115,7 @@ std::string saved(const E& e) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca) {
+TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, mlt::Krr, mlt::LogReg, mlt::Knn) {
   using C = Contract<E>;
   const arma::mat X = sample_features(60, 4, 1);
   const arma::mat other = sample_features(40, 4, 2);
