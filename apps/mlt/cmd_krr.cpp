@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "regression_verbs.hpp"
 #include "cv_command.hpp"
 #include "mlt/ridge_path.hpp"
 #include "mlt/core/error.hpp"
@@ -20,13 +21,6 @@ struct FitOptions {
   Krr::Params params;
 };
 
-struct ApplyOptions {
-  std::string model;
-  DataOptions data;
-  std::string output = "-";
-  bool json = false;
-};
-
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
   opt.params.kernel.type = parse_kernel_type(opt.kernel);
@@ -39,23 +33,6 @@ void run_fit(FitOptions opt) {
   write_model(opt.output, writer,
               {data.table.feature_names, data.table.had_header, data.target_names[0], data.target_names, {}},
               data.table);
-}
-
-void run_predict(const ApplyOptions& opt) {
-  refuse_overwrite(opt.output, {opt.data.path, opt.model});
-  const LoadedModel model = read_model(opt.model, Krr::kind);
-  const Krr krr = Krr::load(model.reader);
-  const io::Table data = read_data_for(model.schema, opt.data);
-  const arma::mat P = krr.predict(data.X);
-  write_csv(opt.output, {{}, {}, model.schema.targets, &P});
-}
-
-void run_score(const ApplyOptions& opt) {
-  const LoadedModel model = read_model(opt.model, Krr::kind);
-  const Krr krr = Krr::load(model.reader);
-  const io::Table data = read_data_for(model.schema, opt.data, model.schema.targets);
-  const arma::mat Y = regression_truth(data, model.schema);
-  print_scores(regression_scores(Y, krr.predict(data.X)), opt.json, {{"n_samples", data.n_rows()}});
 }
 
 
@@ -138,19 +115,7 @@ void setup_krr(CLI::App& app) {
   fit->add_option("--seed", fit_opt->params.seed, "Seed of the landmark sampling")->capture_default_str();
   fit->callback([fit_opt] { run_fit(*fit_opt); });
 
-  auto pr_opt = std::make_shared<ApplyOptions>();
-  auto* pr = krr->add_subcommand("predict", "Predict the target(s) of DATA with MODEL");
-  pr->add_option("model", pr_opt->model, "Model file from mlt krr fit")->required();
-  add_data_options(pr, pr_opt->data);
-  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
-  pr->callback([pr_opt] { run_predict(*pr_opt); });
-
-  auto sc_opt = std::make_shared<ApplyOptions>();
-  auto* sc = krr->add_subcommand("score", "mse, rmse, mae and r2 of MODEL on DATA (which has the target)");
-  sc->add_option("model", sc_opt->model, "Model file from mlt krr fit")->required();
-  add_data_options(sc, sc_opt->data);
-  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
-  sc->callback([sc_opt] { run_score(*sc_opt); });
+  add_regression_verbs<Krr>(krr);
 
   // cv: each fold's fit (and its Standardizer) sees the training rows only. --seed
   // is the fold shuffle's here; the landmark sampling has --landmark-seed.

@@ -1,0 +1,53 @@
+// The predict and score verbs of a regression command, the same for every regressor E
+// (static load(ModelReader), predict(X) -> n x n_targets, kind): predictions are written
+// in columns named after the targets; scores are mse, rmse, mae and r2.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common.hpp"
+
+namespace mlt::app {
+
+template <typename E>
+void add_regression_verbs(CLI::App* command) {
+  struct Options {
+    std::string model;
+    DataOptions data;
+    std::string output = "-";
+    bool json = false;
+  };
+  const std::string model_help = std::string("Model file from mlt ") + E::kind + " fit";
+
+  auto pr_opt = std::make_shared<Options>();
+  auto* pr = command->add_subcommand("predict", "Predict the target(s) of DATA with MODEL");
+  pr->add_option("model", pr_opt->model, model_help)->required();
+  add_data_options(pr, pr_opt->data);
+  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
+  pr->callback([pr_opt] {
+    const Options& opt = *pr_opt;
+    refuse_overwrite(opt.output, {opt.data.path, opt.model});
+    const LoadedModel model = read_model(opt.model, E::kind);
+    const E estimator = E::load(model.reader);
+    const io::Table data = read_data_for(model.schema, opt.data);
+    const arma::mat P = estimator.predict(data.X);
+    write_csv(opt.output, {{}, {}, model.schema.targets, &P});
+  });
+
+  auto sc_opt = std::make_shared<Options>();
+  auto* sc = command->add_subcommand("score", "mse, rmse, mae and r2 of MODEL on DATA (which has the target)");
+  sc->add_option("model", sc_opt->model, model_help)->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt] {
+    const Options& opt = *sc_opt;
+    const LoadedModel model = read_model(opt.model, E::kind);
+    const E estimator = E::load(model.reader);
+    const io::Table data = read_data_for(model.schema, opt.data, model.schema.targets);
+    const arma::mat Y = regression_truth(data, model.schema);
+    print_scores(regression_scores(Y, estimator.predict(data.X)), opt.json, {{"n_samples", data.n_rows()}});
+  });
+}
+
+}  // namespace mlt::app
