@@ -10,9 +10,11 @@
 // (greedy k-means++) we draw `local_trials` candidates that way and keep the one that
 // lowers Σ D² most; local_trials = 1 is the plain algorithm.
 //
-// The assignment step, exact and fast. For a block of points the values
+// The assignment step, exact and fast. For a block of points the screening values
 //     ‖cₗ‖² − 2 x·cₗ   (= ‖x − cₗ‖² − ‖x‖²)
-// come from one GEMM; they are off by at most a rounding bound β(x) (below). The
+// come from one GEMM, or, when the centroids are few and short enough to stay in L1
+// (AVX-512 builds), from a fused register-tiled kernel that skips the GEMM's packing
+// and panel traffic; either way they are off by at most a rounding bound β(x) (below). The
 // nearest centroid is certain when the runner-up is more than 2β away; otherwise the
 // few candidates within 2β are recomputed directly as Σⱼ (xⱼ − cⱼ)², exactly as the
 // plain triple loop does (kmeans::squared_distance, a fixed formula), ties to the
@@ -118,7 +120,34 @@ struct Chunking {
 
 // ------------------------------------------------------------------- distances
 
-// kmeans::squared_distance (see the header), inlined into the hot loops.
+// kmeans::squared_distance (see the header), inlined into the hot loops. The AVX-512
+// version is the same arithmetic, lane q of one vector being partial sum q: the same
+// subtractions, the same fma chains and the same pairwise sum at the end, so both
+// give the same bits.
+#if defined(__AVX512F__)
+// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized (_mm512_undefined_pd inside).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+inline double sq_dist(const double* a, const double* b, std::size_t p) {
+  __m512d acc = _mm512_setzero_pd();
+  std::size_t j = 0;
+  for (; j + 8 <= p; j += 8) {
+    const __m512d t = _mm512_sub_pd(_mm512_loadu_pd(a + j), _mm512_loadu_pd(b + j));
+    acc = _mm512_fmadd_pd(t, t, acc);
+  }
+  if (j < p) {  // the tail: lanes past p get t = 0, and fma(0, 0, s) = s exactly
+    const __mmask8 m = static_cast<__mmask8>((1u << (p - j)) - 1);
+    const __m512d t = _mm512_sub_pd(_mm512_maskz_loadu_pd(m, a + j), _mm512_maskz_loadu_pd(m, b + j));
+    acc = _mm512_fmadd_pd(t, t, acc);
+  }
+  // (s0+s4, s1+s5, s2+s6, s3+s7), then ((s0+s4)+(s2+s6)) + ((s1+s5)+(s3+s7)).
+  const __m256d h = _mm256_add_pd(_mm512_castpd512_pd256(acc), _mm512_extractf64x4_pd(acc, 1));
+  const __m128d q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+  return _mm_cvtsd_f64(q) + _mm_cvtsd_f64(_mm_unpackhi_pd(q, q));
+}
+#pragma GCC diagnostic pop
+#else
 inline double sq_dist(const double* a, const double* b, std::size_t p) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::size_t j = 0;
@@ -133,6 +162,7 @@ inline double sq_dist(const double* a, const double* b, std::size_t p) {
   }
   return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
+#endif
 
 // Bound on the error of the screening value ‖c‖² − 2x·c (GEMM, any summation order)
 // plus that of the direct sum, both below (p + 2)·ε·(‖x‖² + ‖c‖²)·(small constant);
@@ -181,35 +211,153 @@ Points make_points(const arma::mat& X, const arma::rowvec& shift, const arma::ro
   return P;
 }
 
-// Centroids in the hot loops' layout: Ct p x k, with their squared norms.
+// Centroids in the hot loops' layout: Ct p x k, with their squared norms; for small
+// k·p also packed for the fused screen (below).
 struct Centres {
   arma::mat Ct;     // p x k
   arma::vec norm2;  // k
   double norm2_max = 0;
-  explicit Centres(const arma::mat& Ct_) : Ct(Ct_), norm2(Ct_.n_cols) {
-    for (uword l = 0; l < Ct.n_cols; ++l) {
-      const double* c = Ct.colptr(l);
-      double s = 0;
-      for (uword j = 0; j < Ct.n_rows; ++j) s += c[j] * c[j];
-      norm2[l] = s;
-    }
-    norm2_max = Ct.n_cols ? norm2.max() : 0.0;
-  }
+  // Packed copy for fused_screen: groups of 8 centres; for group g and coordinate j
+  // the 8 values −2·c (exact: a power of two) side by side at packed[(g·p + j)·8];
+  // padding centres are 0 with norm +inf, so they never come near the minimum.
+  std::vector<double> packed, packed_norm2;
+  uword groups = 0;
+  explicit Centres(const arma::mat& Ct_);
   uword k() const { return Ct.n_cols; }
+  bool fused() const { return groups != 0; }
 };
 
-// panel (k x m, column-major, ld k) = −2 C·X[:, r0 .. r0+m): one GEMM. Adding ‖cₗ‖²
-// gives the screening value ‖cₗ‖² − 2 x·cₗ.
+// The screening value of point x and centre c is ‖c‖² − 2 x·c (= ‖x − c‖² − ‖x‖²): the
+// nearest centre minimises it. Computed in any order, it is off by at most
+// screen_bound(); nearest() settles what that leaves open.
+
+// Screening values of points r0 .. r0+m against every centre through one GEMM: panel
+// (k x m, column-major, ld k) starts as ‖c‖² in every column and the GEMM adds −2 C·X
+// (β = 1 also spares OpenBLAS a pass that zeroes the panel).
 void screen_panel(const Points& P, const Centres& C, uword r0, uword m, double* panel) {
   const uword k = C.k(), p = P.p();
+  for (uword j = 0; j < m; ++j) std::memcpy(panel + j * k, C.norm2.memptr(), k * sizeof(double));
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(k), static_cast<blasint>(m),
               static_cast<blasint>(p), -2.0, C.Ct.memptr(), static_cast<blasint>(p), P.Xt.colptr(r0),
-              static_cast<blasint>(p), 0.0, panel, static_cast<blasint>(k));
+              static_cast<blasint>(p), 1.0, panel, static_cast<blasint>(k));
 }
 
-// Over the screening values v_l = s[l] + cn[l], l < k: the smallest (first index of
-// it) and whether it is the only one within `slack` of it. The same arithmetic on
-// every path, so the vector and scalar versions agree exactly.
+#if defined(__AVX512F__)
+// The fused screen, for k·p small enough that the packed centres stay in L1: NP points
+// against G groups of 8 centres, NP·G <= 16 accumulators in registers, each starting at
+// ‖c‖² and taking fma(xⱼ, −2cⱼ, ·) for j = 0 .. p−1. No packing, no panel through the
+// caches: for k-means' usual shapes (k ≲ 100, p ≲ 50) the GEMM's packing and the panel
+// traffic cost more than the arithmetic. Out: out[q] gets 8·G values for point q.
+template <uword G, uword NP>
+inline void fused_tile(const double* const* x, uword p, const double* packed, const double* cn,
+                       double* const* out) {
+  __m512d acc[NP][G];
+  for (uword g = 0; g < G; ++g) {
+    const __m512d c = _mm512_loadu_pd(cn + 8 * g);
+    for (uword q = 0; q < NP; ++q) acc[q][g] = c;
+  }
+  for (uword j = 0; j < p; ++j) {
+    __m512d b[NP];
+    for (uword q = 0; q < NP; ++q) b[q] = _mm512_set1_pd(x[q][j]);
+    for (uword g = 0; g < G; ++g) {
+      const __m512d c = _mm512_loadu_pd(packed + (g * p + j) * 8);
+      for (uword q = 0; q < NP; ++q) acc[q][g] = _mm512_fmadd_pd(b[q], c, acc[q][g]);
+    }
+  }
+  for (uword q = 0; q < NP; ++q)
+    for (uword g = 0; g < G; ++g) _mm512_storeu_pd(out[q] + 8 * g, acc[q][g]);
+}
+
+// Enough points per tile to keep 16 independent fma chains in flight (the fma latency
+// times the two ports), at most 8.
+constexpr uword points_per_tile(uword groups) { return std::clamp<uword>(16 / groups, 2, 8); }
+
+// Points r0 .. r0+m against groups [g, g + G) (a tail of fewer than NP points repeats
+// its last point).
+template <uword G>
+void fused_groups(const Points& P, uword r0, uword m, const double* packed, const double* cn, double* panel,
+                  uword ld, uword g) {
+  constexpr uword NP = points_per_tile(G);
+  const uword p = P.p();
+  const double* x[NP];
+  double* out[NP];
+  for (uword j = 0; j < m; j += NP) {
+    for (uword q = 0; q < NP; ++q) {
+      const uword i = std::min(j + q, m - 1);
+      x[q] = P.Xt.colptr(r0 + i);
+      out[q] = panel + i * ld + 8 * g;
+    }
+    fused_tile<G, NP>(x, p, packed, cn, out);
+  }
+}
+
+// Screening values of points r0 .. r0+m into panel (ld = 8·groups), by tiles of at
+// most 8 groups, the groups spread evenly over the tiles (a thin tile would reload x
+// for few fmas).
+void fused_screen(const Points& P, const Centres& C, uword r0, uword m, double* panel) {
+  const uword p = P.p(), ld = 8 * C.groups;
+  const uword n_tiles = (C.groups + 7) / 8;
+  for (uword tile = 0, g = 0; tile < n_tiles; ++tile) {
+    const uword t = (C.groups - g) / (n_tiles - tile);  // this tile's share of the groups left
+    const double* pk = C.packed.data() + g * p * 8;
+    const double* cn = C.packed_norm2.data() + 8 * g;
+    switch (t) {
+      case 1: fused_groups<1>(P, r0, m, pk, cn, panel, ld, g); break;
+      case 2: fused_groups<2>(P, r0, m, pk, cn, panel, ld, g); break;
+      case 3: fused_groups<3>(P, r0, m, pk, cn, panel, ld, g); break;
+      case 4: fused_groups<4>(P, r0, m, pk, cn, panel, ld, g); break;
+      case 5: fused_groups<5>(P, r0, m, pk, cn, panel, ld, g); break;
+      case 6: fused_groups<6>(P, r0, m, pk, cn, panel, ld, g); break;
+      case 7: fused_groups<7>(P, r0, m, pk, cn, panel, ld, g); break;
+      default: fused_groups<8>(P, r0, m, pk, cn, panel, ld, g); break;
+    }
+    g += t;
+  }
+}
+#endif
+
+Centres::Centres(const arma::mat& Ct_) : Ct(Ct_), norm2(Ct_.n_cols) {
+  const uword k = Ct.n_cols, p = Ct.n_rows;
+  for (uword l = 0; l < k; ++l) {
+    const double* c = Ct.colptr(l);
+    double s = 0;
+    for (uword j = 0; j < p; ++j) s += c[j] * c[j];
+    norm2[l] = s;
+  }
+  norm2_max = k ? norm2.max() : 0.0;
+#if defined(__AVX512F__)
+  // Fused when the packed centres fit in half of L1 (24 KiB: 3072 values).
+  if (k > 0 && p > 0 && ((k + 7) / 8) * 8 * p <= 3072) {
+    groups = (k + 7) / 8;
+    packed.assign(groups * p * 8, 0.0);
+    packed_norm2.assign(groups * 8, arma::datum::inf);
+    for (uword l = 0; l < k; ++l) {
+      packed_norm2[l] = norm2[l];
+      for (uword j = 0; j < p; ++j) packed[((l / 8) * p + j) * 8 + l % 8] = -2.0 * Ct(j, l);
+    }
+  }
+#endif
+}
+
+// Screening values of points r0 .. r0+m: column j of the result (k values, the first
+// of each column) is point r0 + j's. Returns the column stride.
+uword screen(const Points& P, const Centres& C, uword r0, uword m, double* panel) {
+#if defined(__AVX512F__)
+  if (C.fused()) {
+    fused_screen(P, C, r0, m, panel);
+    return 8 * C.groups;
+  }
+#endif
+  screen_panel(P, C, r0, m, panel);
+  return C.k();
+}
+
+// Panel size screen() needs for a block of m points.
+std::size_t screen_panel_size(const Centres& C, uword m) { return (C.fused() ? 8 * C.groups : C.k()) * m; }
+
+// Over the screening values v[0 .. k): the smallest (first index of it) and whether it
+// is the only one within `slack` of it. The same arithmetic on every path, so the
+// vector and scalar versions agree exactly.
 struct ScreenMin {
   uword best;
   double value;
@@ -217,57 +365,72 @@ struct ScreenMin {
 };
 
 #if defined(__AVX512F__)
-// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized (_mm512_undefined_pd inside).
+// (The same GCC 12 warning as in sq_dist.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-inline ScreenMin screen_min(const double* s, const double* cn, uword k, double slack) {
+inline ScreenMin screen_min(const double* v, uword k, double slack) {
   const __m512d inf = _mm512_set1_pd(arma::datum::inf);
+  if (k <= 64) {
+    // Up to 8 vectors, kept in registers: one min tree, then the lanes equal to the
+    // minimum and those within `slack` of it as two 64-bit masks (no branches).
+    const uword nv = (k + 7) / 8;
+    __m512d x[8];
+    __m512d vmin = inf;
+    for (uword g = 0; g < nv; ++g) {
+      const uword left = k - 8 * g;
+      const __mmask8 mask = left >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << left) - 1);
+      x[g] = _mm512_mask_loadu_pd(inf, mask, v + 8 * g);
+      vmin = _mm512_min_pd(vmin, x[g]);
+    }
+    const double m = _mm512_reduce_min_pd(vmin);
+    const __m512d vm = _mm512_set1_pd(m), vthr = _mm512_set1_pd(m + slack);
+    std::uint64_t eq = 0, near = 0;
+    for (uword g = 0; g < nv; ++g) {
+      eq |= std::uint64_t(_mm512_cmp_pd_mask(x[g], vm, _CMP_EQ_OQ)) << (8 * g);
+      near |= std::uint64_t(_mm512_cmp_pd_mask(x[g], vthr, _CMP_LE_OQ)) << (8 * g);
+    }
+    return {static_cast<uword>(__builtin_ctzll(eq)), m, __builtin_popcountll(near) == 1};
+  }
   __m512d vmin = inf;
   uword l = 0;
-  for (; l + 8 <= k; l += 8) vmin = _mm512_min_pd(vmin, _mm512_add_pd(_mm512_loadu_pd(s + l), _mm512_loadu_pd(cn + l)));
+  for (; l + 8 <= k; l += 8) vmin = _mm512_min_pd(vmin, _mm512_loadu_pd(v + l));
   const __mmask8 tail = static_cast<__mmask8>((1u << (k - l)) - 1);
-  if (tail) {
-    const __m512d v = _mm512_mask_add_pd(inf, tail, _mm512_maskz_loadu_pd(tail, s + l), _mm512_maskz_loadu_pd(tail, cn + l));
-    vmin = _mm512_min_pd(vmin, v);
-  }
+  if (tail) vmin = _mm512_min_pd(vmin, _mm512_mask_loadu_pd(inf, tail, v + l));
   const double m = _mm512_reduce_min_pd(vmin);
   const __m512d vm = _mm512_set1_pd(m), vthr = _mm512_set1_pd(m + slack);
   uword best = k, count = 0;
   for (l = 0; l < k; l += 8) {
     const __mmask8 mask = k - l >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (k - l)) - 1);
-    const __m512d v = _mm512_mask_add_pd(inf, mask, _mm512_maskz_loadu_pd(mask, s + l), _mm512_maskz_loadu_pd(mask, cn + l));
-    const unsigned eq = _mm512_cmp_pd_mask(v, vm, _CMP_EQ_OQ);
+    const __m512d x = _mm512_mask_loadu_pd(inf, mask, v + l);
+    const unsigned eq = _mm512_cmp_pd_mask(x, vm, _CMP_EQ_OQ);
     if (best == k && eq) best = l + static_cast<uword>(__builtin_ctz(eq));
-    count += static_cast<uword>(__builtin_popcount(_mm512_cmp_pd_mask(v, vthr, _CMP_LE_OQ)));
+    count += static_cast<uword>(__builtin_popcount(_mm512_cmp_pd_mask(x, vthr, _CMP_LE_OQ)));
   }
   return {best, m, count == 1};
 }
 #pragma GCC diagnostic pop
 #else
-inline ScreenMin screen_min(const double* s, const double* cn, uword k, double slack) {
+inline ScreenMin screen_min(const double* v, uword k, double slack) {
   double m = arma::datum::inf;
   uword best = 0;
-  for (uword l = 0; l < k; ++l) {
-    const double v = s[l] + cn[l];
-    if (v < m) {
-      m = v;
+  for (uword l = 0; l < k; ++l)
+    if (v[l] < m) {
+      m = v[l];
       best = l;
     }
-  }
   uword count = 0;
-  for (uword l = 0; l < k; ++l) count += (s[l] + cn[l] <= m + slack);
+  for (uword l = 0; l < k; ++l) count += (v[l] <= m + slack);
   return {best, m, count == 1};
 }
 #endif
 
-// Nearest centre of point i given its GEMM column s (k values): exact label and exact
-// squared distance.
-inline void nearest(const Points& P, const Centres& C, uword i, const double* s, uword& label, double& d2) {
+// Nearest centre of point i given its screening values v (k of them): exact label and
+// exact squared distance.
+inline void nearest(const Points& P, const Centres& C, uword i, const double* v, uword& label, double& d2) {
   const uword k = C.k(), p = P.p();
-  const double* cn = C.norm2.memptr();
   const double* x = P.Xt.colptr(i);
   const double slack = 2.0 * screen_bound(p, P.norm2[i], C.norm2_max);
-  const ScreenMin sm = screen_min(s, cn, k, slack);
+  const ScreenMin sm = screen_min(v, k, slack);
   if (sm.unique) {
     label = sm.best;
     d2 = sq_dist(x, C.Ct.colptr(sm.best), p);
@@ -277,7 +440,7 @@ inline void nearest(const Points& P, const Centres& C, uword i, const double* s,
   double bd = arma::datum::inf;
   uword bl = 0;
   for (uword l = 0; l < k; ++l) {
-    if (s[l] + cn[l] > sm.value + slack) continue;
+    if (v[l] > sm.value + slack) continue;
     const double d = sq_dist(x, C.Ct.colptr(l), p);
     if (d < bd) {
       bd = d;
@@ -320,15 +483,15 @@ AssignResult assign_pass(const Points& P, const Centres& C, const Chunking& ch, 
     AssignChunk& part = parts[c];
     part.counts.zeros(k);
     if (with_sums) part.sums.zeros(p, k);
-    double* panel = scratch(k * ch.block);
+    double* panel = scratch(screen_panel_size(C, ch.block));
     for (uword r0 = ch.begin(c); r0 < ch.end(c); r0 += ch.block) {
       const uword m = std::min(ch.block, ch.end(c) - r0);
-      screen_panel(P, C, r0, m, panel);
+      const uword ld = screen(P, C, r0, m, panel);
       for (uword j = 0; j < m; ++j) {
         const uword i = r0 + j;
         uword l;
         double d;
-        nearest(P, C, i, panel + j * k, l, d);
+        nearest(P, C, i, panel + j * ld, l, d);
         if (labels[i] != l) ++part.changed;
         labels[i] = l;
         d2[i] = d;
@@ -435,15 +598,17 @@ void candidate_distances(const Points& P, const Chunking& ch, const arma::mat& c
   D.set_size(T, P.n());
   chunk_potential.zeros(T, ch.n_chunks);
   run_tasks(ch.n_chunks, [&](std::size_t c) {
+    double* panel = scratch(screen_panel_size(C, ch.block));
     for (uword r0 = ch.begin(c); r0 < ch.end(c); r0 += ch.block) {
       const uword m = std::min(ch.block, ch.end(c) - r0);
-      screen_panel(P, C, r0, m, D.colptr(r0));
+      const uword ld = screen(P, C, r0, m, panel);
       for (uword j = 0; j < m; ++j) {
         const uword i = r0 + j;
+        const double* s = panel + j * ld;
         double* col = D.colptr(i);
         const double bound = screen_bound(p, P.norm2[i], C.norm2_max);
         for (uword t = 0; t < T; ++t) {
-          double v = col[t] + C.norm2[t] + P.norm2[i];
+          double v = s[t] + P.norm2[i];  // the screening value plus ‖x‖²: ‖x − c‖²
           if (v <= 2 * bound) v = sq_dist(P.Xt.colptr(i), C.Ct.colptr(t), p);
           col[t] = v;
           chunk_potential(t, c) += closest ? std::min((*closest)[i], v) : v;

@@ -3,7 +3,7 @@
 // over assignments y and centroids c by Lloyd's block-coordinate steps, from a
 // seeding (k-means++, random rows or farthest-first), keeping the best of several
 // restarts. Assignments are exact (the nearest centroid, ties to the lower index)
-// although distances are computed in blocks through BLAS.
+// although distances are screened in blocks (BLAS, or a fused kernel for small k·p).
 #pragma once
 
 #include <cstddef>
@@ -129,10 +129,10 @@ double squared_distance(const double* a, const double* b, std::size_t p);
 
 // The assignment step on its own, exposed for tests and reuse: for each row of X
 // (n x p) the index of the nearest row of C (k x p) by squared_distance (below),
-// ties to the lower index, and that squared distance. Distances are
-// screened through BLAS (‖x‖² − 2x·c + ‖c‖²) with a rounding-error bound; the
-// candidates the bound cannot separate are recomputed directly, so the result is
-// exactly that of the plain loop.
+// ties to the lower index, and that squared distance. Distances are screened in
+// blocks (‖x‖² − 2x·c + ‖c‖², by BLAS or a fused kernel) with a rounding-error
+// bound; the candidates the bound cannot separate are recomputed directly, so the
+// result is exactly that of the plain loop.
 void assign(const arma::mat& X, const arma::mat& C, Labels& labels, arma::vec& sq_distance);
 
 // Number of distinct rows of X, counting at most up to `stop_at` (0: no limit).

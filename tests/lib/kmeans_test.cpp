@@ -112,6 +112,35 @@ TEST_CASE("kmeans: the fast assignment equals the plain loop, ties to the lower 
   SUBCASE("one centroid, one feature") {
     check_same_as_plain(arma::randn(50, 1), arma::randn(1, 1));
   }
+  // The screen has two implementations, chosen by the size of the centroids: a fused
+  // register-tiled one (AVX-512 builds, k·p up to about 3000) and one GEMM. Shapes on
+  // both sides, with k not a multiple of 8 and several register tiles.
+  SUBCASE("k = 50, p = 20 (fused: 7 groups of 8, the last padded)") {
+    check_same_as_plain(arma::randn(777, 20), arma::randn(50, 20));
+  }
+  SUBCASE("k = 131, p = 3 (fused: 17 groups over 3 tiles)") {
+    check_same_as_plain(arma::randn(501, 3), arma::randn(131, 3));
+  }
+  SUBCASE("k = 100, p = 40 (the GEMM screen)") {
+    check_same_as_plain(arma::randn(333, 40), arma::randn(100, 40));
+  }
+}
+
+TEST_CASE("kmeans: squared_distance is its documented formula, bit for bit") {
+  // The header's definition, written out: lane j mod 8 accumulates fma(t, t, ·), then
+  // ((s0+s4)+(s2+s6))+((s1+s5)+(s3+s7)). The library may vectorize it; the bits must
+  // not change, since plain and fast assignments both rest on it.
+  arma::arma_rng::set_seed(5);
+  for (std::size_t p = 1; p <= 41; ++p) {
+    const arma::vec a = arma::randn(p) * 1e3, b = arma::randn(p);
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (std::size_t j = 0; j < p; ++j) {
+      const double t = a[j] - b[j];
+      s[j % 8] = std::fma(t, t, s[j % 8]);
+    }
+    const double expected = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+    CHECK(mlt::kmeans::squared_distance(a.memptr(), b.memptr(), p) == expected);
+  }
 }
 
 TEST_CASE("kmeans: the energy never increases") {
