@@ -637,31 +637,48 @@ uword draw_by_weight(const arma::vec& d2, const Chunking& ch, const arma::vec& c
   return last_positive;  // rounding left target just above the running sum
 }
 
-arma::mat seed_kmeanspp(const Points& P, const Chunking& ch, uword k, uword trials, Random& rng) {
+// Row indices of k seeds. Rows at distance 0 of a chosen seed are never drawn, so the
+// seeds are distinct rows; once every row is at distance 0 (fewer distinct rows than
+// k: KMeans::fit refuses that case before, kmeanspp_rows allows it) the rest are
+// drawn uniformly among the rows not chosen yet.
+arma::uvec seed_kmeanspp(const Points& P, const Chunking& ch, uword k, uword trials, Random& rng) {
   const uword n = P.n(), p = P.p();
-  arma::mat Ct(p, k);
-  Ct.col(0) = P.Xt.col(rng.below(n));
+  arma::uvec rows(k);
+  rows[0] = rng.below(n);
   arma::mat D, pot;
-  candidate_distances(P, ch, Ct.col(0), nullptr, D, pot);
+  candidate_distances(P, ch, P.Xt.col(rows[0]), nullptr, D, pot);
   arma::vec closest = D.row(0).t();
   arma::vec chunk_sum = pot.row(0).t();
   for (uword l = 1; l < k; ++l) {
     const double total = arma::accu(chunk_sum);  // summed in chunk order
+    if (!(total > 0)) {
+      std::vector<char> taken(n, 0);
+      for (uword c = 0; c < l; ++c) taken[rows[c]] = 1;
+      std::vector<uword> free;
+      for (uword i = 0; i < n; ++i)
+        if (!taken[i]) free.push_back(i);
+      for (uword c = l; c < k; ++c) {  // partial Fisher-Yates over the rows left
+        std::swap(free[c - l], free[c - l + rng.below(free.size() - (c - l))]);
+        rows[c] = free[c - l];
+      }
+      break;
+    }
+    arma::uvec cand_rows(trials);
     arma::mat cand(p, trials);
     for (uword t = 0; t < trials; ++t) {
-      const uword i = draw_by_weight(closest, ch, chunk_sum, rng.uniform() * total);
-      cand.col(t) = P.Xt.col(i);
+      cand_rows[t] = draw_by_weight(closest, ch, chunk_sum, rng.uniform() * total);
+      cand.col(t) = P.Xt.col(cand_rows[t]);
     }
     candidate_distances(P, ch, cand, &closest, D, pot);
     const arma::vec potential = arma::sum(pot, 1);  // per candidate, chunk order
     const uword best = potential.index_min();       // first of equal minima
-    Ct.col(l) = cand.col(best);
+    rows[l] = cand_rows[best];
     chunk_sum = pot.row(best).t();
     run_tasks(ch.n_chunks, [&](std::size_t c) {
       for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(best, i));
     });
   }
-  return Ct;
+  return rows;
 }
 
 arma::mat seed_farthest(const Points& P, const Chunking& ch, uword k, Random& rng) {
@@ -889,7 +906,7 @@ KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids)
       if (params_.standardize) C0.each_row() /= scale_;
       C0 = C0.t();
     } else if (params_.init == KMeansInit::kmeanspp) {
-      C0 = seed_kmeanspp(P, ch, k, trials, rng);
+      C0 = P.Xt.cols(seed_kmeanspp(P, ch, k, trials, rng));
     } else if (params_.init == KMeansInit::farthest) {
       C0 = seed_farthest(P, ch, k, rng);
     } else {
@@ -1047,6 +1064,15 @@ void assign(const arma::mat& X, const arma::mat& C, Labels& labels, arma::vec& s
   labels.set_size(P.n());
   sq_distance.set_size(P.n());
   assign_pass(P, cs, ch, labels.memptr(), sq_distance.memptr(), false);
+}
+
+arma::uvec kmeanspp_rows(const arma::mat& X, std::size_t k, std::size_t local_trials, Random& rng) {
+  if (k == 0 || k > X.n_rows || X.n_cols == 0) throw Error("internal: kmeanspp_rows shapes", kExitSoftware);
+  // Centred, as KMeans::fit sees the data: distances do not change, the screen's
+  // rounding bound shrinks.
+  const Points P = make_points(X, arma::mean(X, 0), arma::rowvec());
+  const Chunking ch(P.n(), P.p(), k);
+  return seed_kmeanspp(P, ch, k, std::max<std::size_t>(local_trials, 1), rng);
 }
 
 std::size_t count_distinct_rows(const arma::mat& X, std::size_t stop_at) {

@@ -135,6 +135,12 @@ double squared_distance(const double* a, const double* b, std::size_t p);
 // result is exactly that of the plain loop.
 void assign(const arma::mat& X, const arma::mat& C, Labels& labels, arma::vec& sq_distance);
 
+// k-means++ seeding on its own (as KMeans::fit seeds, also used for krr's Nyström
+// landmarks): row indices of k seeds of X (n x p, 1 <= k <= n), the first uniform,
+// each next drawn with probability ∝ D(x)², greedy with `local_trials` candidates
+// (1 or 0: plain k-means++). The seeds are distinct rows; when X has fewer than k
+// distinct rows the rest are drawn uniformly among the rows not chosen.
+arma::uvec kmeanspp_rows(const arma::mat& X, std::size_t k, std::size_t local_trials, Random& rng);
 // Number of distinct rows of X, counting at most up to `stop_at` (0: no limit).
 std::size_t count_distinct_rows(const arma::mat& X, std::size_t stop_at = 0);
 

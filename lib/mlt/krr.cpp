@@ -37,6 +37,7 @@
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
+#include "mlt/kmeans.hpp"
 #include "mlt/metrics.hpp"
 #include "mlt/spd.hpp"
 
@@ -96,53 +97,6 @@ LandmarkMethod parse_landmark_method(const std::string& name) {
 
 std::string landmark_method_name(LandmarkMethod m) {
   return m == LandmarkMethod::uniform ? "uniform" : "kmeans++";
-}
-
-arma::uvec kmeanspp_seeds(const arma::mat& X, std::size_t k, Random& rng) {
-  const arma::uword n = X.n_rows;
-  if (k > n) throw Error("internal: more seeds than rows", kExitSoftware);
-  arma::uvec chosen(k);
-  if (k == 0) return chosen;
-  const arma::mat Xt = X.t();  // p x n: one sample per contiguous column
-  std::vector<char> taken(n, 0);
-  arma::vec d2(n);
-  d2.fill(arma::datum::inf);
-  arma::uword next = rng.below(n);
-  for (std::size_t c = 0; c < k; ++c) {
-    chosen[c] = next;
-    taken[next] = 1;
-    if (c + 1 == k) break;
-    const arma::vec z = Xt.col(next);
-    double total = 0;
-    for (arma::uword i = 0; i < n; ++i) {
-      const double d = arma::accu(arma::square(Xt.col(i) - z));
-      if (d < d2[i]) d2[i] = d;
-      if (!taken[i]) total += d2[i];
-    }
-    if (total > 0) {
-      // Row i with probability d2[i] / total (chosen rows have d2 = 0).
-      const double r = rng.uniform() * total;
-      double acc = 0;
-      next = n;
-      arma::uword last_positive = n;
-      for (arma::uword i = 0; i < n; ++i) {
-        if (taken[i] || d2[i] <= 0) continue;
-        acc += d2[i];
-        last_positive = i;
-        if (acc > r) {
-          next = i;
-          break;
-        }
-      }
-      if (next == n) next = last_positive;  // rounding at the end of the sum
-    } else {
-      // Every remaining row duplicates a chosen one: any untaken row.
-      arma::uword skip = rng.below(n - c - 1);
-      for (next = 0; next < n; ++next)
-        if (!taken[next] && skip-- == 0) break;
-    }
-  }
-  return chosen;
 }
 
 Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
@@ -222,7 +176,7 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
   Random rng(params_.seed);
   arma::uvec idx;
   if (params_.landmarks == LandmarkMethod::kmeanspp) {
-    idx = kmeanspp_seeds(Xs, M, rng);
+    idx = kmeans::kmeanspp_rows(Xs, M, 1, rng);  // plain k-means++
   } else {
     std::vector<arma::uword> all(n);
     for (arma::uword i = 0; i < n; ++i) all[i] = i;

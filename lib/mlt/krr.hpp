@@ -83,10 +83,4 @@ class Krr {
   double jitter_ = 0;
 };
 
-// k-means++ seeding (Arthur & Vassilvitskii 2007): the first of k rows of X uniform,
-// each next one with probability proportional to its squared distance to the
-// nearest row already chosen. Returns k distinct row indices (k <= n; once every
-// remaining row duplicates a chosen one, the rest are drawn uniformly).
-arma::uvec kmeanspp_seeds(const arma::mat& X, std::size_t k, Random& rng);
-
 }  // namespace mlt

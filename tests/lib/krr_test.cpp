@@ -174,25 +174,6 @@ TEST_CASE("krr: lambda = 0 with duplicate rows falls back to least squares, neve
   CHECK(rms(pred, y) < 1e-3);
 }
 
-TEST_CASE("krr: k-means++ seeds are distinct and spread over separated clusters") {
-  arma::mat X(300, 2);
-  Random noise(3);
-  for (arma::uword i = 0; i < 300; ++i) {
-    const double cx = 100.0 * static_cast<double>(i % 3);
-    X(i, 0) = cx + noise.uniform();
-    X(i, 1) = noise.uniform();
-  }
-  Random rng(11);
-  const arma::uvec s = kmeanspp_seeds(X, 3, rng);
-  CHECK(arma::uvec(arma::unique(s)).n_elem == 3);
-  // One seed per cluster (cluster = i mod 3).
-  CHECK(arma::uvec(arma::unique(arma::uvec(s - 3 * (s / 3)))).n_elem == 3);
-  // All identical rows: still k distinct indices.
-  Random rng2(1);
-  const arma::uvec d = kmeanspp_seeds(arma::ones(10, 2), 10, rng2);
-  CHECK(arma::uvec(arma::unique(d)).n_elem == 10);
-}
-
 TEST_CASE("krr: save and load give identical predictions; errors") {
   const Split train = read_split("train"), test = read_split("test");
   for (const std::size_t m : {std::size_t(0), std::size_t(20)}) {
