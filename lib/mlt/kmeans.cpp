@@ -941,15 +941,20 @@ void KMeans::require_fitted() const {
   if (!is_fitted()) throw Error("internal: KMeans used before fit", kExitSoftware);
 }
 
-Labels KMeans::predict(const arma::mat& X) const {
+double KMeans::assign_rows(const arma::mat& X, Labels& labels) const {
   require_fitted();
   check_n_features(n_features(), X);
   const Points P = make_points(X, shift_, scale_);
   const Centres C(centroids_.t());
   const Chunking ch(P.n(), P.p(), C.k());
-  Labels labels(P.n());
+  labels.set_size(P.n());
   arma::vec d2(P.n());
-  assign_pass(P, C, ch, labels.memptr(), d2.memptr(), false);
+  return assign_pass(P, C, ch, labels.memptr(), d2.memptr(), false).energy;
+}
+
+Labels KMeans::predict(const arma::mat& X) const {
+  Labels labels;
+  assign_rows(X, labels);
   return labels;
 }
 
@@ -960,14 +965,8 @@ arma::mat KMeans::distances(const arma::mat& X) const {
 }
 
 double KMeans::inertia(const arma::mat& X) const {
-  require_fitted();
-  check_n_features(n_features(), X);
-  const Points P = make_points(X, shift_, scale_);
-  const Centres C(centroids_.t());
-  const Chunking ch(P.n(), P.p(), C.k());
-  Labels labels(P.n());
-  arma::vec d2(P.n());
-  return assign_pass(P, C, ch, labels.memptr(), d2.memptr(), false).energy;
+  Labels labels;
+  return assign_rows(X, labels);
 }
 
 arma::mat KMeans::centroids_original() const {

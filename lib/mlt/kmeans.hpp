@@ -101,6 +101,8 @@ class KMeans {
  private:
   void check_params() const;
   void require_fitted() const;
+  // The assignment pass over X (m x p): labels (resized to m) and the energy.
+  double assign_rows(const arma::mat& X, Labels& labels) const;
 
   Params params_;
   Standardizer scaler_;          // fitted only with standardize
