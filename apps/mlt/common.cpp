@@ -97,7 +97,12 @@ void add_data_options(CLI::App* cmd, DataOptions& opt) {
   cmd->add_option("data", opt.path, "CSV file, - for standard input")->required();
   cmd->add_flag("--no-header", opt.no_header, "The first line is data, not column names");
   cmd->add_option("--delimiter", opt.delimiter, "Field delimiter: , ; or tab (default: detected)")
-      ->check(CLI::IsMember({",", ";", "tab", "\t"}));
+      ->check(CLI::Validator(
+          [](std::string& d) {
+            return d == "," || d == ";" || d == "tab" || d == "\t" ? std::string()
+                                                                     : "expected , ; or tab, not \"" + d + "\"";
+          },
+          "{, ; tab}"));  // IsMember would print the accepted literal tab character in --help
   cmd->add_option("--na", opt.na, "Missing values: error (stop at the first) or drop (skip the row)")
       ->check(CLI::IsMember({"error", "drop"}))
       ->capture_default_str();
