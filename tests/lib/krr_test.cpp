@@ -14,8 +14,10 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/krr.hpp"
 #include "mlt/ridge.hpp"
+#include "test_util.hpp"
 
 using namespace mlt;
+using mlt::test::Warnings;
 
 namespace {
 
@@ -29,17 +31,6 @@ Split read_split(const std::string& name) {
   const io::Table t = io::read_csv(kFixtures + name + ".csv", {}, {});
   return {t.X.cols(0, 2), t.X.col(3)};
 }
-
-struct Warnings {
-  std::vector<std::string> messages;
-  Warnings() { set_log_function([this](const std::string& m) { messages.push_back(m); }); }
-  ~Warnings() { set_log_function({}); }
-  bool any(const std::string& part) const {
-    for (const auto& m : messages)
-      if (m.find(part) != std::string::npos) return true;
-    return false;
-  }
-};
 
 double rms(const arma::mat& a, const arma::mat& b) { return std::sqrt(arma::mean(arma::vectorise(arma::square(a - b)))); }
 

@@ -10,8 +10,10 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/ridge.hpp"
+#include "test_util.hpp"
 
 using namespace mlt;
+using mlt::test::Warnings;
 
 namespace {
 
@@ -51,18 +53,6 @@ void check_close(const arma::mat& got, const arma::mat& want, double rel, const 
     CHECK(std::abs(got[i] - want[i]) <= rel * std::abs(want[i]));
   }
 }
-
-// Captures library warnings for the lifetime of the object.
-struct Warnings {
-  std::vector<std::string> messages;
-  Warnings() { set_log_function([this](const std::string& m) { messages.push_back(m); }); }
-  ~Warnings() { set_log_function({}); }
-  bool any(const std::string& part) const {
-    for (const auto& m : messages)
-      if (m.find(part) != std::string::npos) return true;
-    return false;
-  }
-};
 
 }  // namespace
 

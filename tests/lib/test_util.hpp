@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
 
 namespace mlt::test {
 
@@ -44,6 +46,18 @@ std::string error_message(F&& f, int expected_status) {
   FAIL("no error thrown");
   return "";
 }
+
+// Captures the library's warnings (mlt::warn) for the lifetime of the object.
+struct Warnings {
+  std::vector<std::string> messages;
+  Warnings() { set_log_function([this](const std::string& m) { messages.push_back(m); }); }
+  ~Warnings() { set_log_function({}); }
+  bool any(const std::string& part) const {
+    for (const auto& m : messages)
+      if (m.find(part) != std::string::npos) return true;
+    return false;
+  }
+};
 
 inline std::string fixture_path(const std::string& relative) {
   return std::string(MLT_SOURCE_DIR) + "/" + relative;
