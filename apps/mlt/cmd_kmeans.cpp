@@ -200,7 +200,7 @@ void setup_kmeans(CLI::App& app) {
   // distances to the nearest training centroid (lower is better; it falls as k grows,
   // so read the curve, not only the best row). --seed is the fold shuffle's here;
   // the seeding has --init-seed.
-  auto& cv = add_cv_command<KMeans>(km, CvTask::none, "Cross-validate k-means: held-out inertia over a grid of k");
+  auto& cv = add_cv_command<KMeans>(km, CvTask::none, "Cross-validate k-means: held-out inertia (or ARI, NMI against --labels) over a grid of k");
   cv.grid("-k,--clusters", "k", &KMeans::Params::k, "Number of clusters", positive_integer());
   {
     CLI::App* c = cv.app();

@@ -178,7 +178,8 @@ void setup_knn(CLI::App& app) {
       "  mlt knn predict iris.knn data/iris.csv --neighbors\n"
       "  mlt knn score iris.knn data/iris.csv\n"
       "  mlt knn fit data/diabetes.csv --regression -k 10 --weights distance -o diabetes.knn\n"
-      "  mlt knn cv data/iris.csv --target species --standardize -k 1:31:2 --weights uniform,distance");
+      "  mlt knn cv data/iris.csv --target species --standardize -k 1:31:2 --weights uniform,distance\n"
+      "  mlt knn cv data/diabetes.csv --regression -k 1:30 --metric mae");
 
   auto fit_opt = std::make_shared<FitOptions>();
   auto* fit = knn->add_subcommand("fit", "Keep the training set of DATA (and the search settings) as a model");

@@ -302,6 +302,12 @@ fast_equals_plain "krr --loo --nystrom (plain path)" krr cv diab60.csv --loo --k
 a=$("$MLT" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000 --json --per-fold)
 b=$("$MLT" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000 --json --per-fold --jobs 2 --threads 2)
 check "ridge --loo closed form: --jobs 2 = --jobs 1" test "$a" = "$b"
+# A fold column with one row per value is leave-one-out too (the closed form applies);
+# there --metric r2 is not refused, and on one row it is 0 (or 1 for an exact
+# prediction) on both paths alike: the same metric code scores them.
+awk -F, -v OFS=, 'NR == 1 { print $0, "id" } NR > 1 { print $0, NR - 1 }' diab60.csv > diab60_ids.csv
+fast_equals_plain "ridge, a fold per row from --folds-from, r2" ridge cv diab60_ids.csv --target progression --folds-from id --lambda 0.1,10 --metric r2
+fast_equals_plain "ridge, a fold per row from --folds-from, mse" ridge cv diab60_ids.csv --target progression --folds-from id --lambda 0.1,10
 # r2 is undefined on one row: refused with --loo on both paths (as before).
 expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --metric r2" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --metric r2
 expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --metric r2 --no-fast-path" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --metric r2 --no-fast-path
