@@ -200,7 +200,7 @@ void setup_kmeans(CLI::App& app) {
   // distances to the nearest training centroid (lower is better; it falls as k grows,
   // so read the curve, not only the best row). --seed is the fold shuffle's here;
   // the seeding has --init-seed.
-  auto& cv = add_cv_command<KMeans>(km, CvTask::none, "Cross-validate k-means: held-out inertia over a grid of k");
+  auto& cv = add_cv_command<KMeans>(km, CvTask::none, "Cross-validate k-means: held-out inertia (or ARI, NMI against --labels) over a grid of k");
   cv.grid("-k,--clusters", "k", &KMeans::Params::k, "Number of clusters", positive_integer());
   {
     CLI::App* c = cv.app();
@@ -224,10 +224,21 @@ void setup_kmeans(CLI::App& app) {
     c->add_flag("--standardize", p.standardize,
                 "Divide each column by its standard deviation first (fitted on the training folds)");
   }
-  cv.metrics(MetricList<KMeans, cv::NoTarget>{{"inertia",
-                                               [](const KMeans& e, const arma::mat& X, const cv::NoTarget&) {
-                                                 return e.inertia(X);
-                                               }}},
+  // With --labels COL: ari and nmi of the held-out rows' clusters (nearest training
+  // centroid) against COL, which is neither a feature nor seen by the fits.
+  cv.labels_option("Column of reference labels (not a feature): adds metrics ari and nmi of the held-out rows' "
+                   "clusters against it",
+                   {"ari", "nmi"});
+  cv.metrics(MetricList<KMeans, cv::NoTarget>{
+                 {"inertia", [](const KMeans& e, const arma::mat& X, const cv::NoTarget&) { return e.inertia(X); }},
+                 {"ari",
+                  [](const KMeans& e, const arma::mat& X, const cv::NoTarget& t) {
+                    return metrics::adjusted_rand_index(t.labels, e.predict(X));
+                  }},
+                 {"nmi",
+                  [](const KMeans& e, const arma::mat& X, const cv::NoTarget& t) {
+                    return metrics::normalized_mutual_info(t.labels, e.predict(X));
+                  }}},
              "inertia");
   // --oof: each row's cluster (1-based, as mlt kmeans predict) under the fold's
   // centroids, and its squared distance to that centroid.

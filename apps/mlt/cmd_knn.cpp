@@ -132,9 +132,10 @@ void run_score(const ScoreOptions& opt) {
 // cv fast path: every k of the grid from one neighbour search per split. The points
 // that differ only in k share one fit with the largest of their k; kneighbors lists
 // the neighbours nearest first (ties: lower training row first), so its first k
-// columns are the neighbours a fit with that k finds, and vote() on them predicts
-// what that fit predicts.
-std::optional<FastPath> knn_k_path(const FastPathInput<Knn, Labels>& in) {
+// columns are the neighbours a fit with that k finds, and vote() (classes) or
+// average() (--regression) on them predicts what that fit predicts.
+template <class Target>
+std::optional<FastPath> knn_k_path(const FastPathInput<Knn, Target>& in) {
   const std::optional<std::size_t> axis = axis_index(in.grid, "k");
   if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
   const std::size_t a = *axis;
@@ -149,12 +150,16 @@ std::optional<FastPath> knn_k_path(const FastPathInput<Knn, Labels>& in) {
     params.k = *std::max_element(ks.begin(), ks.end());
     const Knn fitted = cv::fit_on_rows<Knn>(params, X, y, split.train);
     const Knn::Neighbors nb = fitted.kneighbors(X.rows(split.test), params.k);
-    const Labels y_test = y.elem(split.test);
+    const Target y_test = cv::take_rows(y, split.test);
     std::vector<double> out;
     for (std::size_t k : ks) {
-      arma::mat proba;
-      const Labels pred = fitted.vote(nb, k, metric == "log_loss" ? &proba : nullptr);
-      out.push_back(class_metric(metric, y_test, pred, &proba));
+      if constexpr (std::is_same_v<Target, Labels>) {
+        arma::mat proba;
+        const Labels pred = fitted.vote(nb, k, metric == "log_loss" ? &proba : nullptr);
+        out.push_back(class_metric(metric, y_test, pred, &proba));
+      } else {
+        out.push_back(regression_metric(metric, y_test, fitted.average(nb, k)));
+      }
     }
     return out;
   };
@@ -173,7 +178,8 @@ void setup_knn(CLI::App& app) {
       "  mlt knn predict iris.knn data/iris.csv --neighbors\n"
       "  mlt knn score iris.knn data/iris.csv\n"
       "  mlt knn fit data/diabetes.csv --regression -k 10 --weights distance -o diabetes.knn\n"
-      "  mlt knn cv data/iris.csv --target species --standardize -k 1:31:2 --weights uniform,distance");
+      "  mlt knn cv data/iris.csv --target species --standardize -k 1:31:2 --weights uniform,distance\n"
+      "  mlt knn cv data/diabetes.csv --regression -k 1:30 --metric mae");
 
   auto fit_opt = std::make_shared<FitOptions>();
   auto* fit = knn->add_subcommand("fit", "Keep the training set of DATA (and the search settings) as a model");
@@ -242,12 +248,16 @@ void setup_knn(CLI::App& app) {
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
 
-  // cv (classification): stratified folds by default; each fold's training rows are
-  // the neighbours (and fit the Standardizer). The distance flag is --distance here,
-  // since --metric names the cv metric.
+  // cv: classification (stratified folds by default) or, with --regression, regression
+  // (plain k-fold); each fold's training rows are the neighbours (and fit the
+  // Standardizer). The distance flag is --distance here, since --metric names the cv
+  // metric.
   auto& cv = add_cv_command<Knn>(knn, CvTask::classification,
-                                 "Cross-validate k-nearest-neighbour classification over a grid of k (and weights, "
-                                 "distances)");
+                                 "Cross-validate k-nearest-neighbour classification or regression over a grid of k "
+                                 "(and weights, distances)");
+  cv.task_flag("--regression", CvTask::regression,
+               "Regression: the neighbours' mean numeric target(s), scored by mse (default), rmse, mae or r2",
+               [](Knn::Params& p) { p.regression = true; });
   cv.grid("-k,--n-neighbors", "k", &Knn::Params::k, "Number of neighbours", positive_integer());
   cv.grid("--weights", "weights", cv::ValueKind::text, "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2)",
           [](Knn::Params& p, const cv::Value& v) { p.weights = parse_knn_weights(v.text); },
@@ -267,7 +277,9 @@ void setup_knn(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "brute", "kdtree"}));
   }
   cv.metrics(classification_metrics<Knn>(), "accuracy");
-  cv.fast_path<Labels>(knn_k_path);
+  cv.fast_path<Labels>(knn_k_path<Labels>);
+  cv.metrics(regression_metrics<Knn>(), "mse");
+  cv.fast_path<arma::mat>(knn_k_path<arma::mat>);
 }
 
 }  // namespace mlt::app

@@ -72,6 +72,15 @@ std::optional<FastPath> krr_lambda_path(const FastPathInput<Krr, arma::mat>& in)
   return fast;
 }
 
+// Leave-one-out: every lambda in closed form from one eigendecomposition of the whole
+// kernel matrix; not with --standardize (each LOO fit scales by its own n - 1 rows) or
+// --nystrom.
+std::optional<FastPath> krr_fast_path(const FastPathInput<Krr, arma::mat>& in) {
+  if (!in.base.standardize && in.base.nystrom == 0)
+    if (std::optional<FastPath> loo = loo_lambda_path<Krr>(in, krr_loo_predict)) return loo;
+  return krr_lambda_path(in);
+}
+
 }  // namespace
 
 void setup_krr(CLI::App& app) {
@@ -148,7 +157,7 @@ void setup_krr(CLI::App& app) {
     c->add_option("--landmark-seed", p.seed, "Seed of the landmark sampling (fit's --seed)")->capture_default_str();
   }
   cv.metrics(regression_metrics<Krr>(), "mse");
-  cv.fast_path<arma::mat>(krr_lambda_path);
+  cv.fast_path<arma::mat>(krr_fast_path);
 }
 
 }  // namespace mlt::app

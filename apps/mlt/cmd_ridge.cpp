@@ -84,6 +84,14 @@ std::optional<FastPath> ridge_lambda_path(const FastPathInput<Ridge, arma::mat>&
   return fast;
 }
 
+// Leave-one-out: every lambda in closed form from one SVD of all the rows; not with
+// --standardize (each LOO fit scales by its own n - 1 rows), which takes the path above.
+std::optional<FastPath> ridge_fast_path(const FastPathInput<Ridge, arma::mat>& in) {
+  if (!in.base.standardize)
+    if (std::optional<FastPath> loo = loo_lambda_path<Ridge>(in, ridge_loo_predict)) return loo;
+  return ridge_lambda_path(in);
+}
+
 }  // namespace
 
 void setup_ridge(CLI::App& app) {
@@ -132,7 +140,7 @@ void setup_ridge(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "primal", "dual", "svd"}));
   }
   cv.metrics(regression_metrics<Ridge>(), "mse");
-  cv.fast_path<arma::mat>(ridge_lambda_path);
+  cv.fast_path<arma::mat>(ridge_fast_path);
 }
 
 }  // namespace mlt::app

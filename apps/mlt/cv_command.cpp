@@ -83,12 +83,23 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
     throw UsageError("--folds: must be at least 2, got " + std::to_string(opt.folds));
   if (task != CvTask::classification && opt.stratify)
     throw UsageError("--stratify needs class labels; this command has none");
-  const Names extra = opt.folds_from.empty() ? Names{} : Names{opt.folds_from};
+  if (task == CvTask::classification && opt.target.size() > 1)
+    throw UsageError("--target: a classifier takes one column, got " + std::to_string(opt.target.size()));
+  if (!opt.labels.empty() && opt.labels == opt.folds_from)
+    throw UsageError("--labels and --folds-from name the same column " + opt.labels);
+  Names extra = opt.folds_from.empty() ? Names{} : Names{opt.folds_from};
   CvData d;
   switch (task) {
     case CvTask::none:
+      if (!opt.labels.empty()) extra.push_back(opt.labels);
       d.table = read_training_data(opt.data, extra);
       d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}};
+      if (!opt.labels.empty()) {
+        // Reference labels for ari/nmi: encoded, then kept out of the features (the
+        // last text column read).
+        const io::TextColumn& col = d.table.text.back();
+        d.reference.labels = d.encoder.fit_encode(col.values);
+      }
       break;
     case CvTask::regression: {
       RegressionData r = read_regression_data(opt.data, opt.target, extra);
@@ -111,7 +122,9 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
   }
   const std::size_t n = d.table.n_rows();
   if (!opt.folds_from.empty()) {
-    const io::TextColumn& col = d.table.text.back();
+    // The last text column read, or the one before --labels'.
+    const bool labels_last = task == CvTask::none && !opt.labels.empty();
+    const io::TextColumn& col = d.table.text.at(d.table.text.size() - (labels_last ? 2 : 1));
     for (const auto& t : d.target_names)
       if (t == col.name) throw UsageError("--folds-from: column \"" + col.name + "\" is the target");
     d.folds = cv::folds_from_column(col.values, col.name, d.table.source, d.table.lines);

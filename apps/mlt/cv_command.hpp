@@ -11,7 +11,12 @@
 // adds log_loss when E has predict_proba). A grid flag takes one value, a list
 // 0.01,0.1,1, a log range 1e-4:1e2:13 (real flags) or an integer range 1:31:2
 // (integer flags); text flags take lists. An unsupervised estimator (CvTask::none)
-// gives its metric functions itself, and optionally what --oof writes (see cmd_pca.cpp).
+// gives its metric functions itself, and optionally what --oof writes (see cmd_pca.cpp),
+// and a --labels column its metrics may score against (labels_option, cmd_kmeans.cpp).
+// An estimator that is a classifier or a regressor by a fit flag (knn's --regression)
+// adds the flag with task_flag() and gives both tasks' metrics() (cmd_knn.cpp).
+// Fast paths (fast_path()) share one fit or decomposition among several grid points:
+// see FastPathInput, and loo_lambda_path for the leave-one-out closed forms.
 // Everything else -- the flags below, reading the data, the folds, the search with
 // --jobs, the report, --refit and --oof -- is done here, identically for every
 // algorithm:
@@ -26,10 +31,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <concepts>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -65,6 +72,7 @@ struct CvOptions {
   bool refit = false;
   std::string output;           // with --refit
   std::string oof;              // --oof FILE
+  std::string labels;           // unsupervised: reference labels column (labels_option)
 };
 
 // The data of a cv run, read once.
@@ -73,7 +81,8 @@ struct CvData {
   arma::mat Y;                  // regression targets, n x t
   Names target_names;
   Labels y;                     // classification
-  LabelEncoder encoder;
+  LabelEncoder encoder;         // classification; also the --labels column's classes
+  cv::NoTarget reference;       // unsupervised: the --labels column (scoring only), or empty
   DataSchema schema;            // for --refit's model file
   cv::Folds folds;
 };
@@ -114,13 +123,28 @@ inline double regression_metric(const std::string& name, const arma::mat& Y, con
   throw std::logic_error("regression_metric: unknown metric " + name);
 }
 
-// mse, rmse, mae, r2 of predict(X) against the targets (n x t).
+template <class Estimator>
+concept HasPredictValues = requires(const Estimator& e, const arma::mat& X) {
+  { e.predict_values(X) } -> std::convertible_to<arma::mat>;
+};
+
+// A fitted regressor's predictions for X (m x t): predict(X), or predict_values(X) for
+// an estimator that is both a classifier and a regressor (knn: predict() gives classes).
+template <class Estimator>
+arma::mat regression_output(const Estimator& e, const arma::mat& X) {
+  if constexpr (HasPredictValues<Estimator>)
+    return e.predict_values(X);
+  else
+    return arma::mat(e.predict(X));
+}
+
+// mse, rmse, mae, r2 of the predictions (regression_output) against the targets (n x t).
 template <class Estimator>
 MetricList<Estimator, arma::mat> regression_metrics() {
   MetricList<Estimator, arma::mat> m;
   for (const char* name : {"mse", "rmse", "mae", "r2"})
     m.emplace_back(name, [n = std::string(name)](const Estimator& e, const arma::mat& X, const arma::mat& Y) {
-      return regression_metric(n, Y, arma::mat(e.predict(X)));
+      return regression_metric(n, Y, regression_output(e, X));
     });
   return m;
 }
@@ -172,6 +196,7 @@ struct FastPathInput {
   const arma::mat& X;
   const Target& y;
   const std::string& metric;
+  const cv::Folds& folds;                   // cv::is_leave_one_out(folds): a closed form may apply
 };
 struct FastPath {
   cv::SplitScorer scorer;
@@ -186,6 +211,64 @@ std::optional<std::size_t> axis_index(const cv::Grid& grid, const std::string& n
 // points differing only along that axis.
 std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::size_t axis);
 
+// The leave-one-out closed form of a regression estimator with a `lambda` parameter
+// (ridge, exact krr): loo(params, lambdas, X, Y) gives, per λ, every row's prediction
+// by the fit on all the other rows, or nothing where the closed form does not hold
+// (mlt/ridge_path.hpp). Only on leave-one-out folds; nothing otherwise. The points
+// that differ only in λ share one decomposition of all the rows, made by the first
+// split that needs it (under --jobs the other threads wait for it) and kept for the
+// run; each split then reads its row. Points without a closed-form answer are fitted
+// the plain way on each split, so the results are the plain path's.
+template <class Estimator>
+using LooFn = std::function<std::vector<std::optional<arma::mat>>(
+    const typename Estimator::Params& params, const std::vector<double>& lambdas, const arma::mat& X,
+    const arma::mat& Y)>;
+
+template <class Estimator>
+std::optional<FastPath> loo_lambda_path(const FastPathInput<Estimator, arma::mat>& in, LooFn<Estimator> loo) {
+  using Params = typename Estimator::Params;
+  if (!cv::is_leave_one_out(in.folds)) return std::nullopt;
+  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
+  FastPath fast;
+  fast.group = [&grid = in.grid, axis](std::size_t point) {
+    return axis ? point_without_axis(grid, point, *axis) : point;
+  };
+  struct Cache {
+    explicit Cache(std::size_t points) : once(points), pred(points) {}
+    std::vector<std::once_flag> once;            // per group, by its key (a point index)
+    std::vector<std::optional<arma::mat>> pred;  // per point: n x t, row i from the fit without row i
+  };
+  auto cache = std::make_shared<Cache>(in.grid.size());
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
+                 group = fast.group, cache, loo = std::move(loo)](const cv::Split& split,
+                                                                  const std::vector<std::size_t>& points) {
+    const auto params_of = [&](std::size_t p) {
+      Params q = base;
+      apply(q, grid.point(p));
+      return q;
+    };
+    std::call_once(cache->once.at(group(points.at(0))), [&] {
+      std::vector<double> lambdas;
+      for (std::size_t p : points) lambdas.push_back(params_of(p).lambda);
+      std::vector<std::optional<arma::mat>> P = loo(params_of(points[0]), lambdas, X, Y);
+      for (std::size_t j = 0; j < points.size(); ++j) cache->pred[points[j]] = std::move(P.at(j));
+    });
+    const arma::uvec& rows = split.test;  // one row
+    const arma::mat Y_test = Y.rows(rows);
+    std::vector<double> out;
+    for (std::size_t p : points) {
+      if (cache->pred[p]) {
+        out.push_back(regression_metric(metric, Y_test, cache->pred[p]->rows(rows)));
+      } else {
+        const Estimator e = cv::fit_on_rows<Estimator>(params_of(p), X, Y, split.train);
+        out.push_back(regression_metric(metric, Y_test, regression_output(e, X.rows(rows))));
+      }
+    }
+    return out;
+  };
+  return fast;
+}
+
 template <class Estimator>
 class CvCommand {
  public:
@@ -194,6 +277,35 @@ class CvCommand {
   CvCommand(CLI::App* parent, CvTask task, const std::string& description) : task_(task) {
     app_ = parent->add_subcommand("cv", description);
     add_cv_options(app_, opt_, task);
+  }
+
+  // A flag that switches the command to a second task when given, as knn's
+  // --regression: `set` records it in the params (fits then see it), and the folds,
+  // targets, metrics and fast path are the second task's. Call it before giving that
+  // task's metrics() (and fast_path()). A regression task accepts several --target
+  // columns; the first task keeps its own rule.
+  CvCommand& task_flag(const std::string& flag, CvTask task, const std::string& help, std::function<void(Params&)> set) {
+    if (task == task_ || task == CvTask::none) throw std::logic_error("CvCommand::task_flag: not a second task");
+    alt_task_ = task;
+    alt_set_ = std::move(set);
+    app_->add_flag(flag, alt_on_, help);
+    if (task == CvTask::regression) {  // --target again, now taking several columns
+      app_->remove_option(app_->get_option("--target"));
+      add_target_option(app_, opt_.target, true);
+    }
+    alt_flag_ = flag;
+    return *this;
+  }
+
+  // A column of reference labels for an unsupervised estimator (kmeans' --labels):
+  // read apart from the features (never a feature, never seen by fit), and given to the
+  // metric functions with the held-out rows (cv::NoTarget::labels). `metrics` name the
+  // metrics that need it (ari, nmi).
+  CvCommand& labels_option(const std::string& help, Names metrics) {
+    if (task_ != CvTask::none) throw std::logic_error("CvCommand::labels_option: for unsupervised commands");
+    app_->add_option("--labels", opt_.labels, help);
+    label_metrics_ = std::move(metrics);
+    return *this;
   }
 
   // The cv subcommand, for plain (non-grid) fit flags bound to params().
@@ -245,15 +357,22 @@ class CvCommand {
     static_assert(std::is_same_v<Target, arma::mat> || std::is_same_v<Target, Labels> ||
                       std::is_same_v<Target, cv::NoTarget>,
                   "cv targets are arma::mat (regression), Labels (classes) or cv::NoTarget");
-    if (task_ != expected) throw std::logic_error("CvCommand::metrics: metric targets do not match the task");
-    Names names;
-    for (const auto& m : list) names.push_back(m.first);
-    metric_names_ = names;
-    default_metric_ = default_metric;
+    const bool second = alt_task_ && expected == *alt_task_;
+    if (task_ != expected && !second) throw std::logic_error("CvCommand::metrics: metric targets do not match the task");
+    TaskSetup& t = second ? alt_ : main_;
+    for (const auto& m : list) t.metric_names.push_back(m.first);
+    t.default_metric = default_metric;
     std::string help = "Metric to compare grid points by:";
-    for (const auto& n : names) help += " " + n + (n == default_metric ? " (default)" : "");
+    const auto add = [&help](const TaskSetup& ts) {
+      for (const auto& n : ts.metric_names) help += " " + n + (n == ts.default_metric ? " (default)" : "");
+    };
+    add(main_);
+    if (!alt_.metric_names.empty()) {
+      help += "; with " + alt_flag_ + ":";
+      add(alt_);
+    }
     app_->get_option("--metric")->description(help);
-    run_ = [this, list = std::move(list)] { run<Target>(list); };
+    t.run = [this, list = std::move(list)] { run<Target>(list); };
     return *this;
   }
 
@@ -278,8 +397,14 @@ class CvCommand {
 
   // Runs the command (its CLI callback).
   void run_cv() {
-    if (!run_) throw Error("internal: cv command without metrics()", kExitSoftware);
-    run_();
+    const TaskSetup& t = alt_on_ ? alt_ : main_;
+    if (!t.run) throw Error("internal: cv command without metrics()", kExitSoftware);
+    if (alt_on_) {
+      active_task_ = *alt_task_;
+      alt_set_(base_);
+    }
+    active_ = &t;
+    t.run();
   }
 
   // What --oof writes for held-out rows, for an unsupervised estimator (supervised
@@ -324,8 +449,7 @@ class CvCommand {
   template <class Target>
   static const Target& target_of(const CvData& d) {
     if constexpr (std::is_same_v<Target, cv::NoTarget>) {
-      static const cv::NoTarget none;
-      return none;
+      return d.reference;
     } else if constexpr (std::is_same_v<Target, Labels>) {
       return d.y;
     } else {
@@ -337,8 +461,12 @@ class CvCommand {
   void run(const MetricList<Estimator, Target>& list) {
     refuse_cv_overwrites(opt_);
     const cv::Grid grid = make_grid();
-    const std::string metric = choose_metric(opt_, metric_names_, default_metric_);
-    const CvData data = read_cv_data(opt_, task_);
+    const std::string metric = choose_metric(opt_, active_->metric_names, active_->default_metric);
+    if (std::find(label_metrics_.begin(), label_metrics_.end(), metric) != label_metrics_.end()) {
+      if (opt_.labels.empty()) throw UsageError("--metric " + metric + " needs --labels COL");
+      if (opt_.loo) throw UsageError("--metric " + metric + " is undefined on the one-row folds of --loo");
+    }
+    const CvData data = read_cv_data(opt_, active_task_);
     const Target& y = target_of<Target>(data);
     const arma::mat& X = data.table.X;
 
@@ -349,7 +477,7 @@ class CvCommand {
     cv::SearchOptions so;
     std::optional<FastPath> fast;
     if (!no_fast_path_) {
-      const FastPathInput<Estimator, Target> in{grid, base_, apply_fn, X, y, metric};
+      const FastPathInput<Estimator, Target> in{grid, base_, apply_fn, X, y, metric, data.folds};
       const FastPathFn<Estimator, Target>& f = fast_path_fn<Target>();
       if (f) fast = f(in);
     }
@@ -398,7 +526,7 @@ class CvCommand {
     OofColumns c;
     cv::PredictFn<Estimator> predict = oof_predict_;
     if constexpr (std::is_same_v<Target, arma::mat>) {  // regression: the predictions
-      if (!predict) predict = [](const Estimator& e, const arma::mat& X) { return arma::mat(e.predict(X)); };
+      if (!predict) predict = [](const Estimator& e, const arma::mat& X) { return regression_output(e, X); };
       c.names = data.target_names;
     } else if constexpr (std::is_same_v<Target, Labels>) {  // classes, then probabilities
       if (!predict) {
@@ -428,14 +556,26 @@ class CvCommand {
     return c;
   }
 
+  // What a task runs with: its metrics, the default one, and the run (from metrics()).
+  struct TaskSetup {
+    Names metric_names;
+    std::string default_metric;
+    std::function<void()> run;
+  };
+
   CLI::App* app_ = nullptr;
-  CvTask task_;
+  CvTask task_;                       // the task at construction
+  CvTask active_task_ = task_;        // the task of this run (task_flag may switch it)
   CvOptions opt_;
   Params base_;
   std::vector<std::shared_ptr<GridFlag>> grid_flags_;
-  Names metric_names_;
-  std::string default_metric_;
-  std::function<void()> run_;
+  TaskSetup main_, alt_;
+  const TaskSetup* active_ = &main_;
+  std::optional<CvTask> alt_task_;    // task_flag's
+  std::string alt_flag_;
+  bool alt_on_ = false;
+  std::function<void(Params&)> alt_set_;
+  Names label_metrics_;
   std::function<Names(const CvData&)> oof_names_;
   cv::PredictFn<Estimator> oof_predict_;
   FastPathFn<Estimator, arma::mat> fast_regression_;

@@ -267,9 +267,16 @@ LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double
   const double sigma1 = 0.25, sigma2 = 0.5, sigma3 = 4;
   LogRegFitInfo info;
   arma::mat g, s, r;
-  double fval = f.EvaluateWithGradient(theta, g);
+  // The reference of the stopping test: the gradient norm at θ = 0 (the cold start).
+  double gnorm0 = 0;
+  if (arma::any(arma::vectorise(theta) != 0)) {
+    const arma::mat zero(arma::size(theta), arma::fill::zeros);
+    f.EvaluateWithGradient(zero, g);
+    gnorm0 = arma::norm(arma::vectorise(g));
+  }
+  double fval = f.EvaluateWithGradient(theta, g);  // the curvature point is now θ
   double gnorm = arma::norm(arma::vectorise(g));
-  const double gnorm0 = gnorm;
+  if (gnorm0 == 0) gnorm0 = gnorm;
   info.initial_gradient_norm = gnorm0;
   arma::mat M = preconditioner(f);
   double delta = std::sqrt(m_norm_sq(g, M));
@@ -356,6 +363,14 @@ LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double
 // The estimator.
 
 LogReg& LogReg::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
+  return fit_from(X, y, n_classes, nullptr);
+}
+
+LogReg& LogReg::fit(const arma::mat& X, const Labels& y, std::size_t n_classes, const LogReg& start) {
+  return fit_from(X, y, n_classes, &start);
+}
+
+LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_classes, const LogReg* start) {
   const Params& p = params_;
   if (!(p.lambda >= 0) || !std::isfinite(p.lambda)) throw UsageError("lambda must be a finite number >= 0");
   if (!(p.tol > 0) || !std::isfinite(p.tol)) throw UsageError("tol must be a finite number > 0");
@@ -395,6 +410,18 @@ LogReg& LogReg::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) 
   const arma::mat* P = p.kernelized ? &gram : nullptr;
   const arma::uword d = Z.n_cols;
 
+  // The warm start: `start`'s parameters as θ, (d + 1) x n_outputs (intercepts last).
+  arma::mat theta_start;
+  if (start) {
+    const arma::mat& W = start->params_.kernelized ? start->dual_coef_ : arma::mat(start->coef_.t());
+    const std::size_t outputs = K == 2 ? 1 : K;
+    if (!start->is_fitted() || start->params_.kernelized != p.kernelized || start->n_classes_ != K ||
+        start->params_.fit_intercept != p.fit_intercept || start->params_.multiclass != p.multiclass ||
+        W.n_rows != d || W.n_cols != outputs)
+      throw UsageError("logreg: a warm start needs a model fitted on the same data with the same settings");
+    theta_start = arma::join_cols(W, start->intercept_.t());
+  }
+
   // theta_all: (d + 1) x m, columns = outputs.
   arma::mat theta_all;
   const bool ovr = K > 2 && p.multiclass == MultiClass::ovr;
@@ -404,6 +431,7 @@ LogReg& LogReg::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) 
       for (arma::uword i = 0; i < n; ++i) c[i] = double(n) / (double(K) * double(counts[y[i]]));
     LogisticObjective f(Z, y, K, c, p.lambda, p.fit_intercept, P);
     arma::mat theta(f.n_rows(), f.n_outputs(), arma::fill::zeros);
+    if (start) theta = theta_start.head_rows(f.n_rows());
     fit_info_.push_back(trust_region_newton(f, theta, p.tol, p.max_iter));
     theta_all = theta;
     // Adding a constant to every class's intercept changes nothing: report the
@@ -420,6 +448,7 @@ LogReg& LogReg::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) 
       }
       LogisticObjective f(Z, yk, 2, c, p.lambda, p.fit_intercept, P);
       arma::mat theta(f.n_rows(), 1, arma::fill::zeros);
+      if (start) theta = theta_start.col(k).head(f.n_rows());
       fit_info_.push_back(trust_region_newton(f, theta, p.tol, p.max_iter));
       theta_all.col(k).head(f.n_rows()) = theta;
     }

@@ -94,8 +94,10 @@ class LogisticObjective {
 };
 
 // Trust-region Newton with (preconditioned) conjugate gradients, minimizing `f` from
-// θ (in: start, out: solution). Stops when ‖∇f‖ <= tol ‖∇f(θ₀)‖, after max_iter
-// accepted steps, or when no further decrease is representable.
+// θ (in: start, out: solution). Stops when ‖∇f‖ <= tol ‖∇f(0)‖ (LIBLINEAR's test,
+// relative to the gradient at zero whatever the start, so a warm start meets the same
+// test as a cold one), after max_iter accepted steps, or when no further decrease is
+// representable.
 LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double tol, std::size_t max_iter);
 
 class LogReg {
@@ -110,6 +112,13 @@ class LogReg {
   // Warns (mlt::warn) when an optimization stops before its gradient test, and when
   // λ = 0 meets perfectly separable classes (the optimum is at infinity).
   LogReg& fit(const arma::mat& X, const Labels& y, std::size_t n_classes = 0);
+  // The same fit, started from `start`'s solution instead of from zero: a warm start
+  // along a λ path (cv fits the largest λ of a split first, then each smaller one from
+  // the previous solution; neighbouring optima are close, so fewer Newton steps). `start`
+  // must be a model fitted on the same rows (X, y) with the same params except lambda,
+  // tol and max_iter; UsageError when its parameter shapes differ. The stopping test
+  // stays relative to ‖∇f(0)‖, so the result meets the same tolerance as fit().
+  LogReg& fit(const arma::mat& X, const Labels& y, std::size_t n_classes, const LogReg& start);
   // X: m x p -> class indices (m); ties go to the lower class index.
   Labels predict(const arma::mat& X) const;
   // X: m x p -> probabilities m x K, rows summing to 1.
@@ -139,6 +148,7 @@ class LogReg {
 
  private:
   void require_fitted() const;
+  LogReg& fit_from(const arma::mat& X, const Labels& y, std::size_t n_classes, const LogReg* start);
 
   Params params_;
   std::size_t n_features_ = 0;

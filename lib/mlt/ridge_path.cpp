@@ -102,4 +102,104 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
   return out;
 }
 
+namespace {
+
+void check_loo_input(const arma::mat& X, const arma::mat& Y, const char* what) {
+  check_fit_input(X, 2);
+  if (Y.n_rows != X.n_rows || Y.n_cols == 0) throw DataError(std::string(what) + ": targets do not match the data");
+  if (!Y.is_finite()) throw DataError("non-finite target value");
+}
+
+// ŷ₋ᵢ = yᵢ - eᵢ / gapᵢ for every row, or nothing when some gap is too small.
+std::optional<arma::mat> loo_from_residuals(const arma::mat& Y, arma::mat E, const arma::vec& gap) {
+  if (!(gap.min() >= kLooMinGap)) return std::nullopt;  // also catches NaN
+  E.each_col() /= gap;
+  arma::mat P = Y - E;
+  if (!P.is_finite()) return std::nullopt;
+  return P;
+}
+
+}  // namespace
+
+std::vector<std::optional<arma::mat>> ridge_loo_predict(const RidgeParams& params, const std::vector<double>& lambdas,
+                                                        const arma::mat& X, const arma::mat& Y) {
+  if (params.standardize)
+    throw UsageError("ridge leave-one-out: no closed form with standardize (the scaling changes with the row left out)");
+  for (double l : lambdas)
+    if (!(l >= 0) || !std::isfinite(l)) throw UsageError("ridge leave-one-out: every lambda must be >= 0");
+  check_loo_input(X, Y, "ridge leave-one-out");
+  const double n = static_cast<double>(X.n_rows);
+  arma::mat Z = X, Yc = Y;
+  if (params.fit_intercept) {
+    Z.each_row() -= arma::mean(X, 0);
+    Yc.each_row() -= arma::mean(Y, 0);
+  }
+  arma::mat U, V;  // Z = U diag(s) Vᵀ
+  arma::vec s;
+  if (!arma::svd_econ(U, s, V, Z, "both", "dc") && !arma::svd_econ(U, s, V, Z, "both", "std"))
+    throw DataError("ridge leave-one-out: the SVD of the data failed");
+  // Singular values at rounding level carry no signal, and with an intercept their
+  // left vectors need not be orthogonal to 1 (whose 1/n is counted separately):
+  // drop them. Their share of H, s²/(s² + λ) <= tol²/λ, is below rounding for the λ
+  // the closed form is used at (λ > 0 and every gap >= kLooMinGap).
+  const double tol = static_cast<double>(std::max(X.n_rows, X.n_cols)) * std::numeric_limits<double>::epsilon() *
+                     (s.is_empty() ? 0.0 : s.max());
+  const arma::uvec keep = arma::find(s > tol);
+  U = U.cols(keep);
+  s = s.elem(keep);
+  const arma::mat U2 = arma::square(U);  // n x r
+  const arma::mat UtY = U.t() * Yc;       // r x t
+  const arma::vec s2 = arma::square(s);
+
+  std::vector<std::optional<arma::mat>> out;
+  out.reserve(lambdas.size());
+  for (double l : lambdas) {
+    if (l == 0) {
+      out.emplace_back();
+      continue;
+    }
+    const arma::vec shrink = s2 / (s2 + l);  // r: H's eigenvalues on span(U)
+    arma::vec gap = 1.0 - U2 * shrink;
+    if (params.fit_intercept) gap -= 1.0 / n;
+    arma::mat E = Yc - U * (UtY.each_col() % shrink);  // residuals of the fit on all rows
+    out.push_back(loo_from_residuals(Y, std::move(E), gap));
+  }
+  return out;
+}
+
+std::vector<std::optional<arma::mat>> krr_loo_predict(const KrrParams& params, const std::vector<double>& lambdas,
+                                                      const arma::mat& X, const arma::mat& Y) {
+  if (params.nystrom > 0) throw UsageError("krr leave-one-out: only exact kernel ridge (no --nystrom)");
+  if (params.standardize)
+    throw UsageError("krr leave-one-out: no closed form with standardize (the scaling changes with the row left out)");
+  for (double l : lambdas)
+    if (!(l >= 0) || !std::isfinite(l)) throw UsageError("krr leave-one-out: every lambda must be >= 0");
+  check_loo_input(X, Y, "krr leave-one-out");
+  const Kernel kernel(params.kernel, X.n_cols);
+  const arma::mat K = kernel.gram(X, X);
+  if (!K.is_finite()) throw DataError("krr leave-one-out: the kernel matrix has non-finite entries");
+  arma::vec mu;  // eigenvalues, ascending
+  arma::mat Q;   // n x n eigenvectors
+  if (!arma::eig_sym(mu, Q, K, "dc") && !arma::eig_sym(mu, Q, K, "std"))
+    throw DataError("krr leave-one-out: the eigendecomposition of the kernel matrix failed");
+  const arma::mat Q2 = arma::square(Q);
+  const arma::mat QtY = Q.t() * Y;  // n x t
+  // The positive-definiteness floor of krr_path_predict (Krr::fit's Cholesky test).
+  const double floor = static_cast<double>(X.n_rows) * std::numeric_limits<double>::epsilon() *
+                       std::max(1.0, arma::abs(mu).max());
+  std::vector<std::optional<arma::mat>> out;
+  out.reserve(lambdas.size());
+  for (double l : lambdas) {
+    if (!(mu.min() + l > floor) || l == 0) {
+      out.emplace_back();
+      continue;
+    }
+    const arma::vec keep = l / (mu + l);  // eigenvalues of I - H
+    const arma::vec gap = Q2 * keep;
+    arma::mat E = Q * (QtY.each_col() % keep);
+    out.push_back(loo_from_residuals(Y, std::move(E), gap));
+  }
+  return out;
+}
+
 }  // namespace mlt

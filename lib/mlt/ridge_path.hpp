@@ -9,10 +9,10 @@
 // intercept unpenalized.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "mlt/core/types.hpp"
-#include <optional>
 
 #include "mlt/krr.hpp"
 #include "mlt/ridge.hpp"
@@ -37,5 +37,34 @@ std::vector<arma::mat> ridge_path_predict(const RidgeParams& params, const std::
 std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, const std::vector<double>& lambdas,
                                                        const arma::mat& X, const arma::mat& Y,
                                                        const arma::mat& X_test);
+
+// Leave-one-out in closed form (the hat-matrix identity). For a linear smoother
+// Ŷ = H Y fitted by penalized least squares with a fixed penalty, the prediction for
+// row i of the model fitted on the other n - 1 rows is
+//     ŷ₋ᵢ = yᵢ - eᵢ / (1 - Hᵢᵢ),    e = Y - H Y
+// (Hastie, Tibshirani & Friedman, ESL 2nd ed., eq. 7.52 and exercise 7.3; Golub, Heath &
+// Wahba 1979). From ONE decomposition of all n rows, for every λ:
+//   ridge   H = 11ᵀ/n [intercept] + Z (ZᵀZ + λI)⁻¹ Zᵀ, Z the (centred) features:
+//           with Z = U S Vᵀ, Hᵢᵢ = 1/n + Σⱼ Uᵢⱼ² sⱼ²/(sⱼ² + λ);
+//   krr     H = K (K + λI)⁻¹ = Q diag(μ/(μ + λ)) Qᵀ, so 1 - Hᵢᵢ = Σⱼ Qᵢⱼ² λ/(μⱼ + λ)
+//           and e = Q diag(λ/(μ + λ)) Qᵀ Y (no cancellation).
+// The identity needs preprocessing that does not depend on the left-out row: with
+// `standardize` the Standardizer of each LOO fit sees n - 1 rows, so the features
+// change with i; both functions throw UsageError then (and krr for Nyström), and the
+// caller takes the plain path.
+//
+// Returns, per λ, the n x t matrix whose row i is ŷ₋ᵢ, or nothing where the closed
+// form is not trustworthy, which the caller then fits the plain way:
+//   - some 1 - Hᵢᵢ < kLooMinGap (λ → 0 with n <= p, or a row of very high leverage):
+//     the division would amplify rounding errors (about r ε / (1 - Hᵢᵢ) relative);
+//   - ridge with λ = 0 (least squares, possibly rank deficient: Ridge::fit's minimum-
+//     norm solution is not a fixed linear smoother of the n - 1 rows);
+//   - krr where K + λI is not numerically positive definite (Krr::fit falls back to
+//     least squares there).
+inline constexpr double kLooMinGap = 1e-6;
+std::vector<std::optional<arma::mat>> ridge_loo_predict(const RidgeParams& params, const std::vector<double>& lambdas,
+                                                        const arma::mat& X, const arma::mat& Y);
+std::vector<std::optional<arma::mat>> krr_loo_predict(const KrrParams& params, const std::vector<double>& lambdas,
+                                                      const arma::mat& X, const arma::mat& Y);
 
 }  // namespace mlt

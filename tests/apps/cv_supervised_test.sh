@@ -274,4 +274,138 @@ check "kmeans refit is a kmeans model" python3 -c 'import json,sys; assert json.
 expect_error 2 "clusters" "kmeans cv without -k" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species
 expect_error 2 "unknown metric \"mse\"; choose from inertia" "kmeans --metric mse" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2 --metric mse
 
+# --- leave-one-out in closed form (ridge, krr): the hat-matrix identity ------------
+# The fast path answers every row of every lambda from one SVD / eigendecomposition
+# of all the rows; the plain path (--no-fast-path) makes n fits per lambda. Every
+# fold's score (one row each) and the means agree to 1e-9 relative (same_reports).
+fast_equals_plain "ridge --loo, intercept, mse" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000
+fast_equals_plain "ridge --loo, no intercept, mae" ridge cv "$DATA/diabetes.csv" --loo --no-intercept --lambda 0.01,1,100 --metric mae
+fast_equals_plain "ridge --loo, one lambda, rmse" ridge cv "$DATA/diabetes.csv" --loo --lambda 0.5 --metric rmse
+fast_equals_plain "ridge --loo, two targets" ridge cv "$DATA/diabetes.csv" --loo --target bmi,progression --lambda 0.1,10
+# --standardize refits the scaling on each n - 1 rows: no closed form; the lambda
+# path per split takes over, with the same results.
+fast_equals_plain "ridge --loo --standardize" ridge cv "$DATA/diabetes.csv" --loo --standardize --lambda 0.1,10
+# 10 rows, 12 features: the centred data spans every direction orthogonal to 1, so at
+# lambda = 1e-10 the fit on all rows interpolates (every H_ii -> 1); the closed form
+# declines that lambda and the plain fits answer it; no NaN.
+head -11 "$DATA/wine.csv" | cut -d, -f1-13 > wide10.csv
+fast_equals_plain "ridge --loo, H_ii near 1 (p > n, tiny lambda)" ridge cv wide10.csv --target proline --loo --lambda 1e-10,1,100
+check "ridge --loo near-singular: finite scores" python3 -c '
+import json, math, sys; j = json.loads(sys.argv[1])
+assert all(math.isfinite(v) for r in j["results"] for v in r["fold_scores"] + [r["mean"], r["std"]])' "$out"
+fast_equals_plain "ridge --loo, lambda 0 (plain) beside lambda 1 (closed form)" ridge cv "$DATA/diabetes.csv" --loo --lambda 0,1
+head -61 "$DATA/diabetes.csv" > diab60.csv
+fast_equals_plain "krr --loo rbf, gamma x lambda" krr cv diab60.csv --loo --kernel rbf --gamma 1e-4,1e-3 --lambda 0.01,1,100
+fast_equals_plain "krr --loo linear, mae" krr cv diab60.csv --loo --kernel linear --lambda 1e2,1e4,1e6 --metric mae
+fast_equals_plain "krr --loo, kernel grid, one lambda" krr cv diab60.csv --loo --kernel rbf,laplacian --gamma 1e-3 --lambda 1
+fast_equals_plain "krr --loo --nystrom (plain path)" krr cv diab60.csv --loo --kernel rbf --gamma 1e-3 --nystrom 20 --lambda 0.1,1
+a=$("$MLT" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000 --json --per-fold)
+b=$("$MLT" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000 --json --per-fold --jobs 2 --threads 2)
+check "ridge --loo closed form: --jobs 2 = --jobs 1" test "$a" = "$b"
+# A fold column with one row per value is leave-one-out too (the closed form applies);
+# there --metric r2 is not refused, and on one row it is 0 (or 1 for an exact
+# prediction) on both paths alike: the same metric code scores them.
+awk -F, -v OFS=, 'NR == 1 { print $0, "id" } NR > 1 { print $0, NR - 1 }' diab60.csv > diab60_ids.csv
+fast_equals_plain "ridge, a fold per row from --folds-from, r2" ridge cv diab60_ids.csv --target progression --folds-from id --lambda 0.1,10 --metric r2
+fast_equals_plain "ridge, a fold per row from --folds-from, mse" ridge cv diab60_ids.csv --target progression --folds-from id --lambda 0.1,10
+# r2 is undefined on one row: refused with --loo on both paths (as before).
+expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --metric r2" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --metric r2
+expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --metric r2 --no-fast-path" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --metric r2 --no-fast-path
+
+# --- logreg warm start along the lambda grid ----------------------------------------
+# Each split fits the largest lambda from zero and each smaller one from the previous
+# solution; with --tol 1e-10 both paths stop at points that pass the same gradient
+# test, so they agree up to the solver's tolerance: log_loss per fold within 1e-7
+# relative (measured: 5.5e-8 at lambda = 1e-3, where the objective is flattest, below
+# 1e-8 from lambda = 0.01 up), and the same predicted classes (accuracy exactly).
+logreg_warm_equals_plain() {
+  local what=$1 metric=$2 tol=$3
+  shift 3
+  run "$MLT" logreg cv "$@" --json --per-fold --metric "$metric" --tol 1e-10 --max-iter 1000
+  local fast=$out fast_rc=$rc
+  run "$MLT" logreg cv "$@" --json --per-fold --metric "$metric" --tol 1e-10 --max-iter 1000 --no-fast-path
+  if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && python3 - "$fast" "$out" "$tol" <<'PY'
+import json, sys
+a, b, tol = json.loads(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
+assert [r["params"] for r in a["results"]] == [r["params"] for r in b["results"]]
+for x, y in zip(a["results"], b["results"]):
+    for u, v in zip(x["fold_scores"] + [x["mean"]], y["fold_scores"] + [y["mean"]]):
+        assert abs(u - v) <= tol * max(1, abs(v)), (x["params"], u, v)
+PY
+  then pass; else fail "logreg warm start = plain path: $what"; fi
+}
+logreg_warm_equals_plain "multinomial, log_loss" log_loss 1e-7 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --seed 3
+logreg_warm_equals_plain "multinomial, accuracy (same classes)" accuracy 0 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --seed 3
+logreg_warm_equals_plain "ovr, balanced, lambda grid in any order" log_loss 1e-7 "$DATA/wine.csv" --standardize --multiclass ovr --class-weight balanced --lambda 1,0.01,100,0.1 --folds 3
+
+# --- knn cv --regression -------------------------------------------------------------
+run "$MLT" knn cv "$DATA/diabetes.csv" --regression -k 1:20 --seed 2
+check "knn cv --regression runs, mse by default" test "$rc,$(head -1 <<<"$out"),$(awk -F, 'NR == 2 { print $2 }' <<<"$out"),$(rows "$out")" = "0,k,metric,mean,std,folds,best,mse,20"
+# scikit-learn's KNeighborsRegressor on the fixture folds (brute force, raw features;
+# the fixture script checked that no held-out row has a tie at its k-th neighbour):
+# the same neighbours, so the scores agree to rounding, 1e-9 relative.
+KNNREG=(knn cv "$DIAB" --regression --target progression --folds-from fold -k 1:15 --weights uniform,distance --algorithm brute --json --per-fold)
+for m in mse rmse mae r2; do
+  run "$MLT" "${KNNREG[@]}" --metric $m
+  check "knn cv --regression $m = scikit-learn's KNeighborsRegressor (1e-9 relative)" python3 - "$out" "$FIX/expected.json" $m <<'PY'
+import json, sys
+got, ref, m = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))["knn_regression_diabetes"]["grid"], sys.argv[3]
+assert got["metric"] == m and len(got["results"]) == 30
+for r in got["results"]:
+    e = ref[f'{r["params"]["k"]},{r["params"]["weights"]}'][m]
+    for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], e["folds"] + [e["mean"], e["std"]]):
+        assert abs(a - b) <= 1e-9 * max(1, abs(b)), (r["params"], a, b)
+PY
+  run "$MLT" "${KNNREG[@]}" --metric $m --no-fast-path
+  b=$out
+  run "$MLT" "${KNNREG[@]}" --metric $m
+  check "knn cv --regression $m: k-grid fast path = plain path exactly" test "$out" = "$b"
+done
+run "$MLT" "${KNNREG[@]}" --metric mse
+check "knn cv --regression best mse: scikit-learn's (k = 13, distance)" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 13, "weights": "distance"}' "$out"
+knn_fast_equals_plain "regression, two targets, standardized, repeats" "$DATA/diabetes.csv" --regression --target bmi,progression --standardize -k 1:12:2 --folds 3 --repeats 2
+expect_status 0 "knn --regression --refit --oof" "$MLT" knn cv "$DATA/diabetes.csv" --regression -k 3,9 --refit -o reg.knn --oof knnreg_oof.csv
+check "knn --regression oof: the target's column" test "$(head -1 knnreg_oof.csv)" = "row,fold,progression"
+run "$MLT" info reg.knn --json
+check "knn --regression refit is a regressor" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["params"]["regression"] is True' "$out"
+expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "knn --regression --metric accuracy" "$MLT" knn cv "$DATA/diabetes.csv" --regression --metric accuracy
+expect_error 2 "stratify" "knn --regression --stratify" "$MLT" knn cv "$DATA/diabetes.csv" --regression --stratify
+expect_error 2 "a classifier takes one column" "knn classification with two targets" "$MLT" knn cv "$DATA/iris.csv" --target species,petal_width
+
+# --- kmeans cv --labels: ari and nmi of the held-out clusters -----------------------
+BLOBS=$FIX/blobs_folds.csv
+for m in ari nmi; do
+  run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --metric $m --json --per-fold
+  # Equal to scikit-learn's adjusted_rand_score / normalized_mutual_info_score of the
+  # same partitions (counts of pairs: exact up to the last bits), 1e-12.
+  check "kmeans cv --labels --metric $m = scikit-learn's on the held-out rows" python3 - "$out" "$FIX/expected.json" $m <<'PY'
+import json, sys
+got, ref, m = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))["kmeans_blobs"][sys.argv[3]], sys.argv[3]
+assert got["metric"] == m
+r = got["results"][0]
+for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], ref["folds"] + [ref["mean"], ref["std"]]):
+    assert abs(a - b) <= 1e-12, (a, b)
+PY
+done
+run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 2:4 --metric ari --json
+check "kmeans cv --metric ari: higher is better, k = 3 best" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 3}' "$out"
+run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --json --per-fold
+check "kmeans cv --labels: inertia stays the default; group is not a feature" python3 - "$out" "$BLOBS" <<'PY'
+import json, sys
+j = json.loads(sys.argv[1]); assert j["metric"] == "inertia"
+# The clusters are the blobs: held-out inertia = squared distances to the training
+# means of the blobs (x, y only), which it could not be if group were a feature.
+import csv
+rows = list(csv.DictReader(open(sys.argv[2])))
+blob = lambda r: 0 if float(r["x"]) < 5 and float(r["y"]) < 5 else (1 if float(r["x"]) >= 5 else 2)
+for f, got in enumerate(j["results"][0]["fold_scores"]):
+    train = [r for r in rows if int(r["fold"]) != f]; test = [r for r in rows if int(r["fold"]) == f]
+    c = {b: [sum(float(r[a]) for r in train if blob(r) == b) / sum(blob(r) == b for r in train) for a in ("x", "y")] for b in range(3)}
+    want = sum((float(r["x"]) - c[blob(r)][0]) ** 2 + (float(r["y"]) - c[blob(r)][1]) ** 2 for r in test)
+    assert abs(got - want) <= 1e-9 * want, (f, got, want)
+PY
+expect_error 2 "--metric ari needs --labels COL" "kmeans --metric ari without --labels" "$MLT" kmeans cv "$BLOBS" --ignore group -k 3 --metric ari
+expect_error 2 "undefined on the one-row folds" "kmeans --loo --metric ari" "$MLT" kmeans cv "$BLOBS" --labels group --ignore fold -k 3 --loo --metric ari
+expect_error 2 "same column" "kmeans --labels = --folds-from" "$MLT" kmeans cv "$BLOBS" --labels fold --folds-from fold -k 3 --ignore group
+
 finish

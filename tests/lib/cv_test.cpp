@@ -130,6 +130,11 @@ TEST_CASE("leave-one-out") {
   check_partition(f);
   for (std::size_t k = 0; k < 4; ++k) CHECK(arma::all(f.split(k).test == arma::uvec{k}));
   CHECK_THROWS_AS(cv::leave_one_out(1), DataError);
+  CHECK(cv::is_leave_one_out(f));
+  CHECK_FALSE(cv::is_leave_one_out(cv::kfold(4, 2, 1)));
+  CHECK_FALSE(cv::is_leave_one_out(cv::kfold(4, 4, 1, 2)));  // 4 folds of 4 rows, but repeated
+  CHECK(cv::is_leave_one_out(cv::kfold(4, 4, 1)));           // a shuffled 4-fold of 4 rows is one too
+  CHECK(cv::is_leave_one_out(cv::folds_from_column({"b", "a", "c"}, "f", "d.csv", {2, 3, 4})));
 }
 
 TEST_CASE("folds from a column: numeric order, errors with file:line") {

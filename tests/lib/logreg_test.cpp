@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -298,4 +299,65 @@ TEST_CASE("logreg: bad parameters and data, save/load, refit starts over") {
     twice.fit(X, y);
     CHECK(arma::all(arma::vectorise(twice.predict_proba(X) == m.predict_proba(X))));
   }
+}
+
+TEST_CASE("warm start along a lambda path: the cold fits' optimum, in fewer Newton steps") {
+  // Three classes (multinomial and ovr) and two classes. Each lambda from 100 down to
+  // 1e-3 is fitted once from zero and once from the previous (larger) lambda's
+  // solution; the warm fits meet ||g|| <= 1e-10 ||g(0)||, so the probabilities agree to
+  // 1e-9 (two points that pass that test; measured at most 9e-11 here), and the warm
+  // chain takes fewer Newton iterations in all (counted by fit_info(); measured
+  // 45 vs 53, 118 vs 141, 36 vs 44). Kernel logistic regression is left out: its
+  // problem in the dual coefficients is too ill conditioned for a warm start to pay
+  // (measured on this data: 99 vs 103 iterations at tol 1e-6, more than cold at
+  // 1e-8), so mlt logreg cv fits kernel grids the plain way.
+  const arma::mat X = random_matrix(80, 4, 17);
+  mlt::Labels y3(80), y2(80);
+  for (arma::uword i = 0; i < 80; ++i) {
+    const double s = X(i, 0) + 0.5 * X(i, 1) - X(i, 2) * X(i, 3) + 0.4 * std::sin(5.0 * i);
+    y3[i] = s > 0.4 ? 2 : (s > -0.3 ? 1 : 0);
+    y2[i] = s > 0 ? 1 : 0;
+  }
+  struct Setting {
+    const char* name;
+    const mlt::Labels& y;
+    mlt::MultiClass multiclass;
+    double tol;
+  };
+  const std::vector<Setting> settings = {{"multinomial", y3, mlt::MultiClass::multinomial, 1e-10},
+                                         {"ovr", y3, mlt::MultiClass::ovr, 1e-10},
+                                         {"binary", y2, mlt::MultiClass::multinomial, 1e-10}};
+  const auto iterations = [](const mlt::LogReg& m) {
+    std::size_t n = 0;
+    for (const auto& fi : m.fit_info()) n += fi.iterations;
+    return n;
+  };
+  for (const Setting& s : settings) {
+    const std::string name = s.name;
+    CAPTURE(name);
+    std::size_t cold_total = 0, warm_total = 0;
+    std::optional<mlt::LogReg> previous;
+    for (double lambda : {100.0, 10.0, 1.0, 0.1, 0.01, 1e-3}) {
+      CAPTURE(lambda);
+      mlt::LogRegParams p;
+      p.lambda = lambda;
+      p.tol = s.tol;
+      p.max_iter = 500;
+      p.multiclass = s.multiclass;
+      mlt::LogReg cold(p), warm(p);
+      cold.fit(X, s.y);
+      if (previous) warm.fit(X, s.y, 0, *previous);
+      else warm.fit(X, s.y);
+      for (const auto& fi : warm.fit_info()) CHECK(fi.converged);
+      CHECK(arma::abs(cold.predict_proba(X) - warm.predict_proba(X)).max() <= 1e-9);
+      cold_total += iterations(cold);
+      warm_total += iterations(warm);
+      previous = std::move(warm);
+    }
+    CHECK(warm_total < cold_total);
+  }
+  // A start of another shape (two classes vs three) is refused.
+  mlt::LogReg two, three;
+  two.fit(X, y2);
+  CHECK_THROWS_AS(three.fit(X, y3, 0, two), mlt::UsageError);
 }

@@ -1,5 +1,6 @@
 // The lambda-path fast paths of ridge and kernel ridge (mlt/ridge_path.hpp) against
-// one fit per lambda with Ridge and Krr: the same predictions to 1e-9 relative.
+// one fit per lambda with Ridge and Krr: the same predictions to 1e-9 relative; the
+// leave-one-out closed forms against n fits on n - 1 rows.
 #include "mlt/ridge_path.hpp"
 
 #include <doctest/doctest.h>
@@ -81,4 +82,109 @@ TEST_CASE("krr path = Krr::fit for every lambda; not positive definite -> left t
   CHECK(path[1].has_value());
   p.nystrom = 5;
   CHECK_THROWS_AS(mlt::krr_path_predict(p, {1.0}, X, Y, T), mlt::UsageError);
+}
+
+namespace {
+
+// Row i: the prediction for X.row(i) of a fresh fit (fit(X_train, Y_train) -> model)
+// on every row but i: the plain leave-one-out the closed form replaces.
+template <class Fit>
+arma::mat plain_loo(const arma::mat& X, const arma::mat& Y, Fit fit) {
+  arma::mat P(X.n_rows, Y.n_cols);
+  for (arma::uword i = 0; i < X.n_rows; ++i) {
+    arma::uvec rest(X.n_rows - 1);
+    for (arma::uword j = 0, k = 0; j < X.n_rows; ++j)
+      if (j != i) rest[k++] = j;
+    P.row(i) = fit(X.rows(rest), Y.rows(rest)).predict(X.row(i));
+  }
+  return P;
+}
+
+}  // namespace
+
+TEST_CASE("ridge leave-one-out closed form = n fits on n - 1 rows (intercept or not, p > n)") {
+  // Tolerance 1e-9 relative to max(1, |prediction|): the closed form divides residuals
+  // by gaps >= kLooMinGap (here >= 0.05 for the points it answers), so it keeps
+  // about as many digits as the Cholesky fits it is compared with.
+  const std::vector<double> lambdas = {1e-3, 0.1, 10, 1e3};
+  for (const auto& shape : std::vector<std::pair<arma::uword, arma::uword>>{{30, 4}, {10, 14}}) {
+    arma::mat X = random_mat(shape.first, shape.second, 21);
+    X.col(0) = 100 * X.col(0) + 7;
+    const arma::mat Y = arma::join_rows(X * arma::linspace(-1, 1, X.n_cols) + 3, arma::cos(X.col(1)));
+    for (bool intercept : {true, false}) {
+      CAPTURE(shape.first);
+      CAPTURE(intercept);
+      mlt::RidgeParams p;
+      p.fit_intercept = intercept;
+      const auto loo = mlt::ridge_loo_predict(p, lambdas, X, Y);
+      REQUIRE(loo.size() == lambdas.size());
+      for (std::size_t l = 0; l < lambdas.size(); ++l) {
+        CAPTURE(lambdas[l]);
+        REQUIRE(loo[l].has_value());
+        p.lambda = lambdas[l];
+        const arma::mat want = plain_loo(X, Y, [&](const arma::mat& A, const arma::mat& B) {
+          mlt::Ridge r(p);
+          r.fit(A, B);
+          return r;
+        });
+        CHECK(rel_diff(*loo[l], want) <= 1e-9);
+      }
+    }
+  }
+}
+
+TEST_CASE("ridge leave-one-out: lambda = 0 and H_ii near 1 are left to the plain fit, never NaN") {
+  // 10 rows, 14 features: with an intercept the centred data spans every direction
+  // orthogonal to 1, so as lambda -> 0 every H_ii -> 1 (the fit interpolates) and
+  // 1 - H_ii ~ lambda / s^2: below kLooMinGap at lambda = 1e-9, not at lambda = 10.
+  const arma::mat X = random_mat(10, 14, 5), Y = random_mat(10, 1, 6);
+  mlt::RidgeParams p;
+  const auto loo = mlt::ridge_loo_predict(p, {0.0, 1e-9, 10}, X, Y);
+  CHECK_FALSE(loo[0].has_value());
+  CHECK_FALSE(loo[1].has_value());
+  REQUIRE(loo[2].has_value());
+  CHECK(loo[2]->is_finite());
+  p.standardize = true;
+  CHECK_THROWS_AS(mlt::ridge_loo_predict(p, {1.0}, X, Y), mlt::UsageError);
+  p.standardize = false;
+  CHECK_THROWS_AS(mlt::ridge_loo_predict(p, {-1.0}, X, Y), mlt::UsageError);
+}
+
+TEST_CASE("krr leave-one-out closed form = n fits on n - 1 rows (rbf, linear, poly)") {
+  // Tolerance 1e-9 relative, as for ridge.
+  const arma::mat X = random_mat(25, 3, 31);
+  const arma::mat Y = arma::join_rows(arma::sin(X.col(0)) + X.col(1) % X.col(2), X.col(2));
+  const std::vector<double> lambdas = {1e-2, 1, 100};
+  for (mlt::KernelType type : {mlt::KernelType::rbf, mlt::KernelType::linear, mlt::KernelType::poly}) {
+    CAPTURE(static_cast<int>(type));
+    mlt::KrrParams p;
+    p.kernel.type = type;
+    p.kernel.degree = 2;
+    const auto loo = mlt::krr_loo_predict(p, lambdas, X, Y);
+    REQUIRE(loo.size() == lambdas.size());
+    for (std::size_t l = 0; l < lambdas.size(); ++l) {
+      CAPTURE(lambdas[l]);
+      REQUIRE(loo[l].has_value());
+      p.lambda = lambdas[l];
+      const arma::mat want = plain_loo(X, Y, [&](const arma::mat& A, const arma::mat& B) {
+        mlt::Krr k(p);
+        k.fit(A, B);
+        return k;
+      });
+      CHECK(rel_diff(*loo[l], want) <= 1e-9);
+    }
+  }
+  // lambda = 0 (H = I: every gap 0) and tiny lambdas on an rbf K of full rank: no
+  // closed-form answer; Nyström and standardize: no closed form at all.
+  mlt::KrrParams p;
+  p.kernel.type = mlt::KernelType::rbf;
+  const auto loo = mlt::krr_loo_predict(p, {0.0, 1e-14, 1.0}, X, Y);
+  CHECK_FALSE(loo[0].has_value());
+  CHECK_FALSE(loo[1].has_value());
+  CHECK(loo[2].has_value());
+  p.nystrom = 5;
+  CHECK_THROWS_AS(mlt::krr_loo_predict(p, {1.0}, X, Y), mlt::UsageError);
+  p.nystrom = 0;
+  p.standardize = true;
+  CHECK_THROWS_AS(mlt::krr_loo_predict(p, {1.0}, X, Y), mlt::UsageError);
 }

@@ -23,11 +23,17 @@
 
 namespace mlt::cv {
 
-// The target of an unsupervised estimator: there is none.
-struct NoTarget {};
+// The target of an unsupervised estimator: there is none to fit. It may carry
+// reference labels (class indices, one per row) that only the metric functions see,
+// to score the held-out rows' clusters against (adjusted Rand index); fit never does.
+struct NoTarget {
+  Labels labels;  // empty: none
+};
 
 // The rows `rows` of a target (its entries for a vector, its rows for a matrix).
-inline NoTarget take_rows(const NoTarget&, const arma::uvec&) { return {}; }
+inline NoTarget take_rows(const NoTarget& t, const arma::uvec& rows) {
+  return {t.labels.is_empty() ? Labels() : Labels(t.labels.elem(rows))};
+}
 inline arma::mat take_rows(const arma::mat& y, const arma::uvec& rows) { return y.rows(rows); }
 inline arma::vec take_rows(const arma::vec& y, const arma::uvec& rows) { return y.elem(rows); }
 inline Labels take_rows(const Labels& y, const arma::uvec& rows) { return y.elem(rows); }

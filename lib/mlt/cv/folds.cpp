@@ -100,6 +100,11 @@ Folds leave_one_out(std::size_t n_rows) {
   return Folds({arma::regspace<arma::uvec>(0, n_rows - 1)}, n_rows, "leave-one-out");
 }
 
+bool is_leave_one_out(const Folds& folds) {
+  // Every fold holds at least one row (Folds' invariant), so n folds of n rows hold one each.
+  return folds.n_repeats() == 1 && folds.n_rows() >= 2 && folds.n_folds() == folds.n_rows();
+}
+
 Folds folds_from_column(const std::vector<std::string>& cells, const std::string& column,
                         const std::string& source, const std::vector<std::uint64_t>& lines) {
   const auto where = [&](std::size_t i) {

@@ -69,6 +69,11 @@ Folds stratified_kfold(const Labels& y, std::size_t k, std::uint64_t seed, std::
 // Throws DataError for fewer than 2 rows.
 Folds leave_one_out(std::size_t n_rows);
 
+// Whether every split tests one row and trains on all the others (one repeat, as many
+// folds as rows): leave_one_out, or a fold column with a distinct value per row. The
+// closed-form leave-one-out fast paths apply exactly then.
+bool is_leave_one_out(const Folds& folds);
+
 // Folds given by a column: every distinct value is one fold, folds ordered as
 // LabelEncoder orders classes (numerically when every value is a number). One
 // repeat. Throws DataError naming `source`:`lines[i]` for an empty cell and for
