@@ -23,6 +23,9 @@
 #include "mlt/knn/search.hpp"
 
 #include <cblas.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -271,6 +274,56 @@ inline V load_v(const T* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
+
+// Appends {v, r0 + j} for every v = norms[j] + g[j] <= t (j < nr), the values computed
+// in T as written, compared with t exactly. Most of a tile fails the test once the
+// threshold has settled, so the common path must be a few vector instructions per
+// value: with AVX-512, 16 values per add and compare-to-mask, and only the set bits of
+// the mask visited; otherwise the minimum of 64 values at a time in vector registers,
+// looking closer only at a block that holds a hit.
+template <typename T, typename V, typename C>
+inline void scan_tile(const T* norms, const T* g, arma::uword nr, double t, arma::uword r0, std::vector<C>& c) {
+  arma::uword j = 0;
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    // The smallest float >= t: for a float v, v <= t exactly when v <= tf.
+    float tf = static_cast<float>(t);
+    if (static_cast<double>(tf) < t) tf = std::nextafter(tf, std::numeric_limits<float>::infinity());
+    const __m512 tv = _mm512_set1_ps(tf);
+    alignas(64) float vals[16];
+    for (; j + 16 <= nr; j += 16) {
+      const __m512 v = _mm512_add_ps(_mm512_loadu_ps(norms + j), _mm512_loadu_ps(g + j));
+      __mmask16 hit = _mm512_cmp_ps_mask(v, tv, _CMP_LE_OQ);
+      if (!hit) continue;
+      _mm512_store_ps(vals, v);
+      for (unsigned bits = hit; bits; bits &= bits - 1) {
+        const unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        c.push_back({vals[l], r0 + j + l});
+      }
+    }
+  }
+#endif
+  constexpr arma::uword lanes = sizeof(V) / sizeof(T);
+  for (; j + 64 <= nr; j += 64) {
+    V lo = load_v<V>(norms + j) + load_v<V>(g + j);
+    for (arma::uword l = lanes; l < 64; l += lanes) {
+      const V s = load_v<V>(norms + j + l) + load_v<V>(g + j + l);
+      lo = s < lo ? s : lo;
+    }
+    T smallest = lo[0];
+    for (arma::uword l = 1; l < lanes; ++l) smallest = std::min(smallest, lo[l]);
+    if (smallest > t) continue;
+    for (arma::uword l = j; l < j + 64; ++l) {
+      const T v = norms[l] + g[l];
+      if (v <= t) c.push_back({v, r0 + l});
+    }
+  }
+  for (; j < nr; ++j) {
+    const T v = norms[j] + g[j];
+    if (v <= t) c.push_back({v, r0 + j});
+  }
+}
+
 }  // namespace
 
 void SearchIndex::search_brute_gemm(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1,
@@ -289,7 +342,6 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arm
                                   arma::uword q0, Neighbors& out) const {
   using T = typename P::T;
   using V = typename P::V;
-  constexpr arma::uword lanes = sizeof(V) / sizeof(T);
   const arma::uword p = n_dims(), n = size(), bq = Qc.n_cols;
   constexpr double u = std::numeric_limits<T>::epsilon() / 2;
   const T* centred;
@@ -335,31 +387,8 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arm
             Qc.memptr(), tile.data());
     const T* norms = norms2 + r0;
     for (arma::uword i = 0; i < bq; ++i) {
-      const T* g = tile.data() + i * nr;
-      const double t = threshold[i];
-      auto& c = cand[i];
-      // Most of the tile fails the test once the threshold has settled: take the
-      // minimum of 64 values at a time in SIMD registers, look closer only at a hit.
-      arma::uword j = 0;
-      for (; j + 64 <= nr; j += 64) {
-        V lo = load_v<V>(norms + j) + load_v<V>(g + j);
-        for (arma::uword l = lanes; l < 64; l += lanes) {
-          const V s = load_v<V>(norms + j + l) + load_v<V>(g + j + l);
-          lo = s < lo ? s : lo;
-        }
-        T smallest = lo[0];
-        for (arma::uword l = 1; l < lanes; ++l) smallest = std::min(smallest, lo[l]);
-        if (smallest > t) continue;
-        for (arma::uword l = j; l < j + 64; ++l) {
-          const T v = norms[l] + g[l];
-          if (v <= t) c.push_back({v, r0 + l});
-        }
-      }
-      for (; j < nr; ++j) {
-        const T v = norms[j] + g[j];
-        if (v <= t) c.push_back({v, r0 + j});
-      }
-      if (c.size() >= prune_at) prune(i);
+      scan_tile<T, V>(norms, tile.data() + i * nr, nr, threshold[i], r0, cand[i]);
+      if (cand[i].size() >= prune_at) prune(i);
     }
   }
 
