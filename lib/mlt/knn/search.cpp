@@ -202,17 +202,24 @@ SearchIndex::SearchIndex(const arma::mat& data, Metric metric, Algorithm algorit
     algorithm_ = n_dims() <= kKdTreeMaxDims ? Algorithm::kdtree : Algorithm::brute;
   if (algorithm_ == Algorithm::kdtree) {
     build_tree();
-  } else if (metric_ == Metric::euclidean || metric_ == Metric::cosine) {
-    mean_ = arma::mean(points_, 1);
-    centred_ = points_;
-    centred_.each_col() -= mean_;
-    build_blocks();
-    norms2_ = arma::sum(arma::square(centred_), 0).t();
-    max_norm2_ = norms2_.max();
-    if (max_norm2_ < kSingleMaxNorm2) {
-      centred_f_ = arma::conv_to<arma::fmat>::from(centred_);
-      norms2_f_ = arma::conv_to<arma::fvec>::from(norms2_);
-    }
+  }
+}
+
+const SearchIndex::BruteData& SearchIndex::brute() const {
+  std::call_once(brute_->once, [&] { build_brute(brute_->data); });
+  return brute_->data;
+}
+
+void SearchIndex::build_brute(BruteData& B) const {
+  B.mean_ = arma::mean(points_, 1);
+  B.centred_ = points_;
+  B.centred_.each_col() -= B.mean_;
+  build_blocks(B);
+  B.norms2_ = arma::sum(arma::square(B.centred_), 0).t();
+  B.max_norm2_ = B.norms2_.max();
+  if (B.max_norm2_ < kSingleMaxNorm2) {
+    B.centred_f_ = arma::conv_to<arma::fmat>::from(B.centred_);
+    B.norms2_f_ = arma::conv_to<arma::fvec>::from(B.norms2_);
   }
 }
 
@@ -350,12 +357,12 @@ inline double fast_dot(const double* x, const double* y, arma::uword p) {
 // nearby points: recursive splits at a block boundary near the middle (a binary
 // space-partitioning tree whose leaves are the blocks). Then each
 // block's centre and radius, for the triangle-inequality bound in filter_and_rank.
-void SearchIndex::build_blocks() {
+void SearchIndex::build_blocks(BruteData& B) const {
   const arma::uword n = size(), p = n_dims();
-  block_order_ = arma::regspace<arma::uvec>(0, n - 1);
+  B.block_order_ = arma::regspace<arma::uvec>(0, n - 1);
   std::vector<std::pair<arma::uword, arma::uword>> todo{{0, n}};
   arma::vec dir(p), proj(n);
-  const arma::vec norms = arma::sum(arma::square(centred_), 0).t();
+  const arma::vec norms = arma::sum(arma::square(B.centred_), 0).t();
   while (!todo.empty()) {
     const auto [b, e] = todo.back();
     todo.pop_back();
@@ -370,63 +377,65 @@ void SearchIndex::build_blocks() {
       arma::uword best = b;
       double best_d = -std::numeric_limits<double>::infinity();
       for (arma::uword t = b; t < e; t += stride) {
-        const arma::uword r = block_order_[t];
-        const double d = norms[r] - 2 * fast_dot(centred_.colptr(r), from, p);  // ||x - from||² - ||from||²
+        const arma::uword r = B.block_order_[t];
+        const double d = norms[r] - 2 * fast_dot(B.centred_.colptr(r), from, p);  // ||x - from||² - ||from||²
         if (d > best_d) {
           best_d = d;
           best = t;
         }
       }
-      return centred_.colptr(block_order_[best]);
+      return B.centred_.colptr(B.block_order_[best]);
     };
-    const double* a = farthest(centred_.colptr(block_order_[b]));
+    const double* a = farthest(B.centred_.colptr(B.block_order_[b]));
     const double* c = farthest(a);
     for (arma::uword l = 0; l < p; ++l) dir[l] = c[l] - a[l];
     for (arma::uword t = b; t < e; ++t) {
-      const arma::uword r = block_order_[t];
-      proj[r] = fast_dot(centred_.colptr(r), dir.memptr(), p);
+      const arma::uword r = B.block_order_[t];
+      proj[r] = fast_dot(B.centred_.colptr(r), dir.memptr(), p);
     }
     const arma::uword mid = b + ((e - b + kReferenceBlock - 1) / kReferenceBlock / 2) * kReferenceBlock;
-    std::nth_element(block_order_.begin() + b, block_order_.begin() + mid, block_order_.begin() + e,
+    std::nth_element(B.block_order_.begin() + b, B.block_order_.begin() + mid, B.block_order_.begin() + e,
                      [&](arma::uword x, arma::uword y) { return proj[x] < proj[y] || (proj[x] == proj[y] && x < y); });
     todo.emplace_back(b, mid);
     todo.emplace_back(mid, e);
   }
-  centred_ = centred_.cols(block_order_);
+  B.centred_ = B.centred_.cols(B.block_order_);
   const arma::uword n_blocks = (n + kReferenceBlock - 1) / kReferenceBlock;
-  block_centre_.set_size(p, n_blocks);
-  block_radius_.set_size(n_blocks);
+  B.block_centre_.set_size(p, n_blocks);
+  B.block_radius_.set_size(n_blocks);
   constexpr double u = std::numeric_limits<double>::epsilon() / 2;
   for (arma::uword blk = 0; blk < n_blocks; ++blk) {
     const arma::uword r0 = blk * kReferenceBlock, r1 = std::min(n, r0 + kReferenceBlock);
-    block_centre_.col(blk) = arma::mean(centred_.cols(r0, r1 - 1), 1);
+    B.block_centre_.col(blk) = arma::mean(B.centred_.cols(r0, r1 - 1), 1);
     double r2 = 0;
     for (arma::uword t = r0; t < r1; ++t)
-      r2 = std::max(r2, exact_key<Metric::euclidean>(centred_.colptr(t), block_centre_.colptr(blk), p));
+      r2 = std::max(r2, exact_key<Metric::euclidean>(B.centred_.colptr(t), B.block_centre_.colptr(blk), p));
     // Rounded up past the error of the sum of squares and of the square root.
-    block_radius_[blk] = std::sqrt(r2) * (1 + 4 * static_cast<double>(p + 8) * u);
+    B.block_radius_[blk] = std::sqrt(r2) * (1 + 4 * static_cast<double>(p + 8) * u);
   }
-  block_centre_norm2_ = arma::sum(arma::square(block_centre_), 0).t();
+  B.block_centre_norm2_ = arma::sum(arma::square(B.block_centre_), 0).t();
 }
 
 // The order in which brute force takes the queries: by nearest block centre (then by
 // query row). Any order gives the same result; this one makes blocks of queries
 // compact, so the bound in filter_and_rank can skip whole reference blocks.
 arma::uvec SearchIndex::query_order(const arma::mat& Qt) const {
+  const BruteData& B = brute();
   arma::mat Qc = Qt;
-  Qc.each_col() -= mean_;
-  arma::mat score = block_centre_.t() * Qc;  // n_blocks x m
-  score.each_col([&](arma::vec& col) { col = block_centre_norm2_ - 2 * col; });
+  Qc.each_col() -= B.mean_;
+  arma::mat score = B.block_centre_.t() * Qc;  // n_blocks x m
+  score.each_col([&](arma::vec& col) { col = B.block_centre_norm2_ - 2 * col; });
   const arma::urowvec nearest = arma::index_min(score, 0);
   return arma::stable_sort_index(arma::conv_to<arma::vec>::from(nearest.t()));
 }
 
 void SearchIndex::search_brute_gemm(const arma::mat& Qt, const arma::uvec& rows, std::size_t k,
                                     Neighbors& out) const {
+  const BruteData& B = brute();
   arma::mat Qc = Qt.cols(rows);
-  Qc.each_col() -= mean_;
+  Qc.each_col() -= B.mean_;
   const arma::rowvec qn = arma::sum(arma::square(Qc), 0);
-  if (max_norm2_ < kSingleMaxNorm2 && qn.max() < kSingleMaxNorm2)
+  if (B.max_norm2_ < kSingleMaxNorm2 && qn.max() < kSingleMaxNorm2)
     filter_and_rank<Single>(Qt, Qc, arma::conv_to<arma::fmat>::from(Qc), qn, k, rows, out);
   else
     filter_and_rank<Double>(Qt, Qc, Qc, qn, k, rows, out);
@@ -437,16 +446,17 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const arma::mat& Qc, cons
                                   std::size_t k, const arma::uvec& rows, Neighbors& out) const {
   using T = typename P::T;
   using V = typename P::V;
+  const BruteData& B = brute();
   const arma::uword p = n_dims(), n = size(), bq = Qc.n_cols;
   constexpr double u = std::numeric_limits<T>::epsilon() / 2;
   const T* centred;
   const T* norms2;
   if constexpr (std::is_same_v<T, float>) {
-    centred = centred_f_.memptr();
-    norms2 = norms2_f_.memptr();
+    centred = B.centred_f_.memptr();
+    norms2 = B.norms2_f_.memptr();
   } else {
-    centred = centred_.memptr();
-    norms2 = norms2_.memptr();
+    centred = B.centred_.memptr();
+    norms2 = B.norms2_.memptr();
   }
 
   struct Candidate {
@@ -460,7 +470,7 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const arma::mat& Qc, cons
     // 2E, with E = 8 (p + 8) u (||q||² + max ||r||²), u the unit roundoff of the GEMM's
     // precision: several times the error bound of the expansion (input rounding,
     // products and sums, the final addition) plus that of the exact key.
-    margin[i] = 2 * 8.0 * static_cast<double>(p + 8) * u * (qn[i] + max_norm2_);
+    margin[i] = 2 * 8.0 * static_cast<double>(p + 8) * u * (qn[i] + B.max_norm2_);
     cand[i].reserve(2 * k + 64);
   }
   const std::size_t prune_at = std::max<std::size_t>(4 * k, 256);
@@ -483,14 +493,14 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const arma::mat& Qc, cons
   // expansion ||q||² + ||c||² - 2 q·c (error below 4 (p + 8) u (||q||² + ||c||²)),
   // the square root and the square, and the final sum (1e-12 relative, far above
   // double rounding and far below the filter's single-precision E).
-  const arma::uword n_blocks = block_radius_.n_elem;
-  arma::mat lb = Qc.t() * block_centre_;  // bq x n_blocks, then the bounds in place
+  const arma::uword n_blocks = B.block_radius_.n_elem;
+  arma::mat lb = Qc.t() * B.block_centre_;  // bq x n_blocks, then the bounds in place
   {
     constexpr double ud = std::numeric_limits<double>::epsilon() / 2;
     const double err = 4 * static_cast<double>(p + 8) * ud;
     for (arma::uword b = 0; b < n_blocks; ++b) {
       double* col = lb.colptr(b);
-      const double cn = block_centre_norm2_[b], R = block_radius_[b];
+      const double cn = B.block_centre_norm2_[b], R = B.block_radius_[b];
       for (arma::uword i = 0; i < bq; ++i) {
         const double d2 = (qn[i] + cn - 2 * col[i]) - err * (qn[i] + cn);
         const double d = d2 > 0 ? std::sqrt(d2) * (1 - 4 * ud) : 0.0;
@@ -533,7 +543,7 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const arma::mat& Qc, cons
     prune(i);
     const double* q = Qt.colptr(rows[i]);
     for (const auto& c : cand[i]) {
-      const arma::uword row = block_order_[c.row];  // c.row is a position in centred_
+      const arma::uword row = B.block_order_[c.row];  // c.row is a position in B.centred_
       top.offer(key_of(metric_, q, points_.colptr(row), p), row);
     }
     top.write(rows[i], out);

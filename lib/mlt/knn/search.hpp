@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "mlt/core/types.hpp"
@@ -64,7 +66,6 @@ class SearchIndex {
 
   void build_tree();
   long build_node(arma::uword begin, arma::uword end);
-  void build_blocks();
   arma::uvec query_order(const arma::mat& Qt) const;
   void search_brute_gemm(const arma::mat& Qt, const arma::uvec& rows, std::size_t k, Neighbors& out) const;
   template <typename Precision, typename QMat>
@@ -80,16 +81,28 @@ class SearchIndex {
 
   // Brute force through BLAS (euclidean, cosine): centred copy and its squared norms,
   // reordered so that each block of kReferenceBlock columns holds nearby points.
-  arma::vec mean_;          // p, mean of points_
-  arma::mat centred_;       // p x n, column t is the centred reference row block_order_[t]
-  arma::vec norms2_;        // n, squared norms of the centred points (same order)
-  arma::uvec block_order_;  // n
-  arma::mat block_centre_;  // p x n_blocks: mean of each block's centred points
-  arma::vec block_centre_norm2_;  // n_blocks
-  arma::vec block_radius_;  // n_blocks: an upper bound of max ||x - centre|| over the block
-  double max_norm2_ = 0;
-  arma::fmat centred_f_;    // the same in single precision, for the filtering GEMM
-  arma::fvec norms2_f_;
+  // Built on the first search, not with the index: a model that is fitted only to be
+  // saved never needs it. Shared by copies of the index (it only depends on points_).
+  struct BruteData {
+    arma::vec mean_;          // p, mean of points_
+    arma::mat centred_;       // p x n, column t is the centred reference row block_order_[t]
+    arma::vec norms2_;        // n, squared norms of the centred points (same order)
+    double max_norm2_ = 0;
+    arma::fmat centred_f_;    // the same in single precision, for the filtering GEMM
+    arma::fvec norms2_f_;
+    arma::uvec block_order_;  // n
+    arma::mat block_centre_;  // p x n_blocks: mean of each block's centred points
+    arma::vec block_centre_norm2_;  // n_blocks
+    arma::vec block_radius_;  // n_blocks: an upper bound of max ||x - centre|| over the block
+  };
+  struct LazyBrute {
+    std::once_flag once;
+    BruteData data;
+  };
+  const BruteData& brute() const;
+  void build_brute(BruteData& B) const;
+  void build_blocks(BruteData& B) const;
+  std::shared_ptr<LazyBrute> brute_ = std::make_shared<LazyBrute>();
 
   // k-d tree: points reordered so every node's points are contiguous.
   arma::mat tree_points_;   // p x n
