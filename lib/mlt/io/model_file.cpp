@@ -66,16 +66,12 @@ constexpr bool kBigEndian = std::endian::native == std::endian::big;
 
 // n doubles as little-endian bytes: a plain copy on little-endian hosts.
 void append_le(std::string& out, const double* v, std::size_t n) {
-  const std::size_t at = out.size();
-  out.resize(at + n * 8);
-  char* dst = out.data() + at;
   if constexpr (!kBigEndian) {
-    if (n) std::memcpy(dst, v, n * 8);
+    out.append(reinterpret_cast<const char*>(v), n * 8);
   } else {
     for (std::size_t i = 0; i < n; ++i) {
-      std::uint64_t bits = std::bit_cast<std::uint64_t>(v[i]);
-      bits = __builtin_bswap64(bits);
-      std::memcpy(dst + 8 * i, &bits, 8);
+      const std::uint64_t bits = __builtin_bswap64(std::bit_cast<std::uint64_t>(v[i]));
+      out.append(reinterpret_cast<const char*>(&bits), 8);
     }
   }
 }
