@@ -16,6 +16,19 @@
 // FAISS does the same), twice as fast as double; its larger E only lets more
 // candidates through to the exact re-ranking, the result is the same.
 //
+// Skipping blocks. The reference points are ordered so that each block of
+// kReferenceBlock holds nearby points (a binary space-partitioning tree, split between
+// two far-apart points, whose leaves are the blocks), with a centre c and radius R per
+// block. By the triangle inequality every point of a block is at least
+// max(0, ||q - c|| - R) from q, so its filter value is at least that squared minus
+// ||q||² + E; a block whose bound is above the threshold of every query of a chunk
+// cannot add a candidate and is skipped (whole, or for the queries it cannot serve).
+// Queries are taken grouped by nearest block and blocks visited nearest first, so on
+// clustered data most of the GEMM is skipped; on data without structure nothing is,
+// at the cost of the bounds (one small GEMM per chunk). The bounds are rounded down
+// past their own errors, so the kept candidates are still a superset of the true k
+// nearest, and the result does not change.
+//
 // k-d tree (Friedman, Bentley and Finkel, ACM TOMS 3(3), 1977): split on the widest
 // coordinate at the median, leaves of kLeafSize points, bounding boxes per node; a
 // query descends nearer child first and skips a node whose box lower bound is strictly
