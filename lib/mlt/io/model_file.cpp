@@ -7,11 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "mlt/core/error.hpp"
 #include "mlt/io/csv.hpp"
-
-#include <limits>
 
 namespace mlt::io {
 namespace {
