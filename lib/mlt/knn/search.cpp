@@ -412,7 +412,27 @@ void SearchIndex::build_blocks(BruteData& B) const {
     todo.emplace_back(b, mid);
     todo.emplace_back(mid, e);
   }
-  B.centred_ = B.centred_.cols(B.block_order_);
+  // centred_ = centred_.cols(block_order_), in place (one column of scratch, not a
+  // second copy of the training set): follow each cycle of the permutation.
+  {
+    std::vector<char> placed(n, 0);
+    arma::vec first(p);
+    for (arma::uword start = 0; start < n; ++start) {
+      if (placed[start]) continue;
+      first = B.centred_.col(start);
+      arma::uword t = start;
+      for (;;) {
+        placed[t] = 1;
+        const arma::uword src = B.block_order_[t];
+        if (src == start) {
+          B.centred_.col(t) = first;
+          break;
+        }
+        B.centred_.col(t) = B.centred_.col(src);
+        t = src;
+      }
+    }
+  }
   const arma::uword n_blocks = (n + kReferenceBlock - 1) / kReferenceBlock;
   B.block_centre_.set_size(p, n_blocks);
   B.block_radius_.set_size(n_blocks);
