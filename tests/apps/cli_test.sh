@@ -65,9 +65,18 @@ PY
 expect_error 65 "checksum mismatch" "flipped byte" "$MLT" pca transform flipped.pca iris.csv
 { cat good.pca; echo junk; } > trailing.pca
 expect_error 65 "trailing data" "trailing garbage" "$MLT" pca transform trailing.pca iris.csv
-sed '1s/mlt-model 1/mlt-model 7/' good.pca > future.pca
-expect_error 65 "model format version 7 is not supported \(this mlt reads version 1\)" "future version" \
-  "$MLT" pca transform future.pca iris.csv
+sed '1s/mlt-model 2/mlt-model 7/' good.pca > future.pca
+expect_error 65 "model format version 7 is not supported \(this mlt reads versions 1 to 2\); upgrade mlt" \
+  "future version" "$MLT" pca transform future.pca iris.csv
+# Version 1 files (all text, before binary sections) still load: a kNN model written
+# by scripts/fixtures/model.py from the format's description.
+V1=$SRC/tests/fixtures/model/iris_v1.knn
+run "$MLT" info "$V1"
+check "info on a version 1 model: status 0" test "$rc" -eq 0
+check "info on a version 1 model: kind and version" test "$(head -2 <<<"$out")" = "$(printf 'kind: knn\nformat_version: 1')"
+check "info on a version 1 model: its matrices" grep -qx "  train_X (150x4)" <<<"$out"
+run "$MLT" info "$V1" --json
+check "info --json on a version 1 model" test "$(python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["format_version"], j["matrices"]["train_y"]["rows"])' <<<"$out")" = "1 150"
 # A model of another kind: fake one with a valid checksum.
 python3 - <<'PY'
 import hashlib

@@ -21,6 +21,34 @@ for line in sys.stdin.read().split()[1:]:
     assert abs(sum(v) - 1) < 1e-12 and all(abs(x * 5 - round(x * 5)) < 1e-12 for x in v), line
 " <<<"$out"
 
+# Model files. iris (600 values) stays all text; digits' training set (1797 x 64)
+# is written as a binary section (model format 2).
+check "iris model: format 2, all text" test "$(head -1 iris.knn)" = "mlt-model 2"
+check "iris model: no binary section" test -z "$(grep -a '^binary ' iris.knn)"
+expect_status 0 "fit digits" "$MLT" knn fit "$DATA/digits.csv" -k 3 -o digits.knn
+check "digits model: the training set is a binary section" \
+  test "$(grep -a '^binary \|^matrix ' digits.knn | cut -d' ' -f1-4)" = "$(printf 'binary train_X 1797 64\nmatrix train_y 1797 1')"
+check "digits model: 1797 x 64 x 8 bytes of it" test "$(stat -c %s digits.knn)" -lt $((1797 * 64 * 8 + 60000))
+run "$MLT" info digits.knn
+check "info on a binary model" grep -qx "  train_X (1797x64)" <<<"$out"
+check "info on a binary model: version" grep -qx "format_version: 2" <<<"$out"
+# Loaded bit for bit: every training row finds itself (or an identical earlier row)
+# at distance exactly 0.
+run "$MLT" knn predict digits.knn "$DATA/digits.csv" --neighbors
+check "binary model: each training row at distance 0 from itself" python3 -c "
+import sys
+lines = sys.stdin.read().split()
+assert len(lines) == 1798
+for i, line in enumerate(lines[1:], start=1):
+    f = line.split(',')
+    assert int(f[1]) <= i and float(f[4]) == 0.0, line" <<<"$out"
+# A version 1 model (all text, written by scripts/fixtures/model.py) predicts exactly
+# what a model fitted now with the same settings does.
+run "$MLT" knn predict "$SRC/tests/fixtures/model/iris_v1.knn" "$DATA/iris.csv" --neighbors --proba
+v1_out=$out
+run "$MLT" knn predict iris.knn "$DATA/iris.csv" --neighbors --proba
+check "version 1 model: same neighbours, distances and votes as a fresh fit" test "$v1_out" = "$out"
+
 # --neighbors: 1-based training rows and distances. Rows 102 and 143 of iris are the
 # same flower: for either query both are at distance 0, the lower row first.
 run "$MLT" knn predict iris.knn "$DATA/iris.csv" --neighbors

@@ -48,6 +48,20 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// Writes all n bytes, retrying interrupted and partial writes.
+void write_all(int fd, const std::string& path, const char* p, std::size_t left) {
+  while (left > 0) {
+    ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EPIPE) throw BrokenPipe();
+      throw IoError((path == "-" ? std::string("standard output") : path) + ": write failed: " + std::strerror(errno));
+    }
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+
 }  // namespace
 
 void install_cleanup_handlers() {
@@ -92,24 +106,18 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::write(std::string_view data) {
-  buffer_.append(data);
-  if (buffer_.size() >= (1 << 20)) flush();
+  if (buffer_.size() + data.size() < (1 << 20)) {
+    buffer_.append(data);
+    return;
+  }
+  // A large write (a model's binary section) goes to the file as it is, not through
+  // a copy in the buffer.
+  flush();
+  write_all(fd_, path_, data.data(), data.size());
 }
 
 void OutputFile::flush() {
-  const char* p = buffer_.data();
-  std::size_t left = buffer_.size();
-  while (left > 0) {
-    ssize_t w = ::write(fd_, p, left);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EPIPE) throw BrokenPipe();
-      throw IoError((path_ == "-" ? std::string("standard output") : path_) +
-                    ": write failed: " + std::strerror(errno));
-    }
-    p += w;
-    left -= static_cast<std::size_t>(w);
-  }
+  write_all(fd_, path_, buffer_.data(), buffer_.size());
   buffer_.clear();
 }
 

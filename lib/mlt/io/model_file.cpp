@@ -2,8 +2,12 @@
 
 #include <openssl/evp.h>
 
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 
 #include "mlt/core/error.hpp"
 #include "mlt/io/csv.hpp"
@@ -28,6 +32,17 @@ class Lines {
     ++line_no_;
     return line;
   }
+  // The next n raw bytes (a binary section), which must be present.
+  std::string_view take(std::size_t n) {
+    std::string_view bytes = text_.substr(pos_, n);
+    pos_ += n;
+    return bytes;
+  }
+  char peek() const { return text_[pos_]; }  // requires !done()
+  void skip_newline() {  // after a binary section's data: counts as one line
+    ++pos_;
+    ++line_no_;
+  }
   std::size_t remaining() const { return text_.size() - pos_; }
   std::size_t line_no() const { return line_no_; }
 
@@ -41,6 +56,35 @@ class Lines {
 bool parse_size(std::string_view s, std::uint64_t& v) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return ec == std::errc() && ptr == s.data() + s.size() && !s.empty();
+}
+
+static_assert(sizeof(double) == 8 && std::numeric_limits<double>::is_iec559, "IEEE-754 doubles required");
+static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big,
+              "mixed-endian hosts are not supported");
+constexpr bool kBigEndian = std::endian::native == std::endian::big;
+
+// n doubles as little-endian bytes: a plain copy on little-endian hosts.
+void append_le(std::string& out, const double* v, std::size_t n) {
+  if constexpr (!kBigEndian) {
+    out.append(reinterpret_cast<const char*>(v), n * 8);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t bits = __builtin_bswap64(std::bit_cast<std::uint64_t>(v[i]));
+      out.append(reinterpret_cast<const char*>(&bits), 8);
+    }
+  }
+}
+
+void read_le(const char* src, double* v, std::size_t n) {
+  if constexpr (!kBigEndian) {
+    if (n) std::memcpy(v, src, n * 8);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t bits;
+      std::memcpy(&bits, src + 8 * i, 8);
+      v[i] = std::bit_cast<double>(__builtin_bswap64(bits));
+    }
+  }
 }
 
 }  // namespace
@@ -63,10 +107,16 @@ ModelWriter::ModelWriter(const std::string& kind) {
   header_["format_version"] = kModelFormatVersion;
 }
 
-void ModelWriter::add(const std::string& name, const arma::mat& m) {
+void ModelWriter::add(const std::string& name, const arma::mat& m) { add(name, arma::mat(m)); }
+
+void ModelWriter::add(const std::string& name, arma::mat&& m) {
   if (!m.is_finite())
     throw Error("internal: refusing to save non-finite values in \"" + name + "\"", kExitSoftware);
-  matrices_.emplace_back(name, m);
+  if (name.empty() || name.find_first_of(" \t\r\n") != std::string::npos)
+    throw Error("internal: bad matrix name \"" + name + "\"", kExitSoftware);
+  for (const auto& [other, _] : matrices_)
+    if (other == name) throw Error("internal: matrix \"" + name + "\" added twice", kExitSoftware);
+  matrices_.emplace_back(name, std::move(m));
 }
 
 std::string ModelWriter::bytes() const {
@@ -74,8 +124,19 @@ std::string ModelWriter::bytes() const {
   out += kMagic;
   out += std::to_string(kModelFormatVersion) + "\n";
   out += header_.dump() + "\n";
+  std::size_t binary_bytes = 0;
+  for (const auto& [name, m] : matrices_)
+    if (m.n_elem > kModelTextMaxValues) binary_bytes += m.n_elem * 8 + name.size() + 64;
+  out.reserve(out.size() + binary_bytes + 4096);
   for (const auto& [name, m] : matrices_) {
-    out += "matrix " + name + " " + std::to_string(m.n_rows) + " " + std::to_string(m.n_cols) + "\n";
+    const std::string shape = std::to_string(m.n_rows) + " " + std::to_string(m.n_cols);
+    if (m.n_elem > kModelTextMaxValues) {
+      out += "binary " + name + " " + shape + "\n";
+      append_le(out, m.memptr(), m.n_elem);
+      out += '\n';
+      continue;
+    }
+    out += "matrix " + name + " " + shape + "\n";
     for (arma::uword i = 0; i < m.n_rows; ++i) {
       for (arma::uword j = 0; j < m.n_cols; ++j) {
         if (j) out += ' ';
@@ -114,9 +175,11 @@ ModelReader ModelReader::parse(std::string_view bytes, const std::string& source
   std::uint64_t version = 0;
   if (!parse_size(bytes.substr(kMagic.size(), nl - kMagic.size()), version))
     r.fail("not an mlt model (bad format version)");
-  if (version > static_cast<std::uint64_t>(kModelFormatVersion) || version == 0)
-    r.fail("model format version " + std::to_string(version) + " is not supported (this mlt reads version " +
-           std::to_string(kModelFormatVersion) + "); upgrade mlt");
+  if (version > static_cast<std::uint64_t>(kModelFormatVersion) ||
+      version < static_cast<std::uint64_t>(kOldestModelFormatVersion))
+    r.fail("model format version " + std::to_string(version) + " is not supported (this mlt reads versions " +
+           std::to_string(kOldestModelFormatVersion) + " to " + std::to_string(kModelFormatVersion) +
+           "); upgrade mlt");
 
   // Checksum: the last line, covering everything before it.
   if (bytes.back() != '\n') r.fail("truncated model file (no checksum line)");
@@ -147,21 +210,46 @@ ModelReader ModelReader::parse(std::string_view bytes, const std::string& source
     std::string_view line = lines.next();
     if (line == "end") break;
     const std::string where = "line " + std::to_string(lines.line_no()) + ": ";
-    if (line.substr(0, 7) != "matrix ") r.fail(where + "expected \"matrix\" or \"end\"");
+    const bool binary = line.substr(0, 7) == "binary ";
+    if (!binary && line.substr(0, 7) != "matrix ") r.fail(where + "expected \"matrix\", \"binary\" or \"end\"");
+    if (binary && version < 2) r.fail(where + "binary section in a version 1 file");
+    const char* what = binary ? "binary " : "matrix ";
     line.remove_prefix(7);
     auto s1 = line.find(' ');
     auto s2 = s1 == std::string_view::npos ? s1 : line.find(' ', s1 + 1);
     std::uint64_t rows = 0, cols = 0;
-    if (s2 == std::string_view::npos || !parse_size(line.substr(s1 + 1, s2 - s1 - 1), rows) ||
+    if (s1 == 0 || s2 == std::string_view::npos || !parse_size(line.substr(s1 + 1, s2 - s1 - 1), rows) ||
         !parse_size(line.substr(s2 + 1), cols))
-      r.fail(where + "malformed matrix declaration");
+      r.fail(where + "malformed " + what + "declaration");
     std::string name(line.substr(0, s1));
-    // Every value takes at least two bytes ("0 " or "0\n"): a size the file cannot
-    // hold is a lie, caught before allocating anything.
-    if (rows != 0 && cols > lines.remaining() / 2 / rows)
-      r.fail(where + "matrix " + name + " declares " + std::to_string(rows) + "x" + std::to_string(cols) +
+    // A size the file cannot hold is a lie, caught before allocating anything: a
+    // binary value takes 8 bytes (then one '\n'), a text value at least two ("0 " or
+    // "0\n").
+    const std::uint64_t per_value = binary ? 8 : 2;
+    if (rows != 0 && cols > lines.remaining() / per_value / rows)
+      r.fail(where + what + name + " declares " + std::to_string(rows) + "x" + std::to_string(cols) +
              " values, more than the file holds");
     if (r.matrices_.count(name)) r.fail(where + "matrix " + name + " appears twice");
+    if (binary) {
+      const std::size_t n_bytes = rows * cols * 8;  // <= remaining(): no overflow
+      if (lines.remaining() < n_bytes + 1)
+        r.fail(where + what + name + " declares " + std::to_string(rows) + "x" + std::to_string(cols) +
+               " values, more than the file holds");
+      const std::string_view data = lines.take(n_bytes);
+      if (lines.peek() != '\n')
+        r.fail(where + what + name + ": no newline after its " + std::to_string(n_bytes) +
+               " bytes (wrong size or damaged)");
+      lines.skip_newline();
+      arma::mat m(rows, cols, arma::fill::none);
+      read_le(data.data(), m.memptr(), m.n_elem);
+      if (!m.is_finite()) {
+        const arma::uword at = arma::uvec(arma::find_nonfinite(m))[0];
+        r.fail(where + what + name + ": non-finite value at row " + std::to_string(at % rows + 1) + ", column " +
+               std::to_string(at / rows + 1));
+      }
+      r.matrices_.emplace(std::move(name), std::move(m));
+      continue;
+    }
     arma::mat m(rows, cols);
     for (std::uint64_t i = 0; i < rows; ++i) {
       std::string_view row = lines.next();

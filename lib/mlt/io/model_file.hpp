@@ -1,29 +1,47 @@
 // The model file: one trained model, self-describing, versioned and checksummed.
 //
-//   mlt-model 1                       magic and format version
+//   mlt-model 2                       magic and format version
 //   {"kind":"pca", ...}               one line of JSON: kind, columns, params, provenance
-//   matrix components 2 4             a named matrix: rows, columns,
+//   matrix components 2 4             a small named matrix: rows, columns,
 //   0.36138659178536897 -0.08452...   then one text line per row, values round-trip exact
 //   ...
-//   end
+//   binary train_X 100000 64          a large named matrix (more than 4096 values): rows,
+//   <ROWS*COLS*8 bytes>\n             columns, then the raw IEEE-754 doubles, little-
+//   ...                               endian, column-major (Armadillo's memory order),
+//   end                               and one '\n'
 //   sha256 3f7a...                    SHA-256 of every byte above this line
 //
-// Text keeps files diff-able and readable with head(1); numbers are written as the
-// shortest decimal that reads back to the same double, independent of the locale.
-// Loading checks magic, version and checksum before trusting anything, and checks
-// each declared size against the bytes actually present before allocating.
+// Small matrices are text, so a small model stays diff-able and readable with head(1);
+// numbers are written as the shortest decimal that reads back to the same double,
+// independent of the locale. Large ones (a kNN or kernel model's training set) are
+// binary: no one reads 100,000 rows of text, and formatting and parsing them was most
+// of the time spent writing and loading such models; 4096 values (a 64 x 64 matrix,
+// ~80 KB of text) is where reading stops being plausible. The reader takes a binary
+// section's bytes by count, never by looking for a newline, so its data may contain
+// any byte ('\n', "end\n", ...). Line numbers in messages count a binary section's
+// data as one line.
+//
+// Version 1 (mlt before binary sections) is the same without "binary" sections; it is
+// still read. Loading checks magic, version and checksum before trusting anything,
+// and checks each declared size against the bytes actually present before allocating.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "mlt/core/types.hpp"
 
 namespace mlt::io {
 
-inline constexpr int kModelFormatVersion = 1;
+inline constexpr int kModelFormatVersion = 2;     // written; read: 1 and 2
+inline constexpr int kOldestModelFormatVersion = 1;
+// Matrices with more values than this are written as binary sections.
+inline constexpr std::size_t kModelTextMaxValues = 4096;
 
 // SHA-256 of `data` as 64 lowercase hex digits.
 std::string sha256_hex(std::string_view data);
@@ -33,8 +51,11 @@ class ModelWriter {
   explicit ModelWriter(const std::string& kind);
   // Free-form metadata, stored as the JSON line. "kind" and "format_version" are set.
   nlohmann::json& header() { return header_; }
-  // Adds a named matrix (must be finite; a vector is stored as one column).
+  // Adds a named matrix (must be finite, its name unique and without whitespace; a
+  // vector is stored as one column). The rvalue overload takes the matrix without
+  // copying it (a training set kept by the model).
   void add(const std::string& name, const arma::mat& m);
+  void add(const std::string& name, arma::mat&& m);
   // The complete file content, checksum included.
   std::string bytes() const;
 

@@ -16,6 +16,19 @@
 // FAISS does the same), twice as fast as double; its larger E only lets more
 // candidates through to the exact re-ranking, the result is the same.
 //
+// Skipping blocks. The reference points are ordered so that each block of
+// kReferenceBlock holds nearby points (a binary space-partitioning tree, split between
+// two far-apart points, whose leaves are the blocks), with a centre c and radius R per
+// block. By the triangle inequality every point of a block is at least
+// max(0, ||q - c|| - R) from q, so its filter value is at least that squared minus
+// ||q||² + E; a block whose bound is above the threshold of every query of a chunk
+// cannot add a candidate and is skipped (whole, or for the queries it cannot serve).
+// Queries are taken grouped by nearest block and blocks visited nearest first, so on
+// clustered data most of the GEMM is skipped; on data without structure nothing is,
+// at the cost of the bounds (one small GEMM per chunk). The bounds are rounded down
+// past their own errors, so the kept candidates are still a superset of the true k
+// nearest, and the result does not change.
+//
 // k-d tree (Friedman, Bentley and Finkel, ACM TOMS 3(3), 1977): split on the widest
 // coordinate at the median, leaves of kLeafSize points, bounding boxes per node; a
 // query descends nearer child first and skips a node whose box lower bound is strictly
@@ -23,6 +36,9 @@
 #include "mlt/knn/search.hpp"
 
 #include <cblas.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -199,16 +215,24 @@ SearchIndex::SearchIndex(const arma::mat& data, Metric metric, Algorithm algorit
     algorithm_ = n_dims() <= kKdTreeMaxDims ? Algorithm::kdtree : Algorithm::brute;
   if (algorithm_ == Algorithm::kdtree) {
     build_tree();
-  } else if (metric_ == Metric::euclidean || metric_ == Metric::cosine) {
-    mean_ = arma::mean(points_, 1);
-    centred_ = points_;
-    centred_.each_col() -= mean_;
-    norms2_ = arma::sum(arma::square(centred_), 0).t();
-    max_norm2_ = norms2_.max();
-    if (max_norm2_ < kSingleMaxNorm2) {
-      centred_f_ = arma::conv_to<arma::fmat>::from(centred_);
-      norms2_f_ = arma::conv_to<arma::fvec>::from(norms2_);
-    }
+  }
+}
+
+const SearchIndex::BruteData& SearchIndex::brute() const {
+  std::call_once(brute_->once, [&] { build_brute(brute_->data); });
+  return brute_->data;
+}
+
+void SearchIndex::build_brute(BruteData& B) const {
+  B.mean_ = arma::mean(points_, 1);
+  B.centred_ = points_;
+  B.centred_.each_col() -= B.mean_;
+  build_blocks(B);
+  B.norms2_ = arma::sum(arma::square(B.centred_), 0).t();
+  B.max_norm2_ = B.norms2_.max();
+  if (B.max_norm2_ < kSingleMaxNorm2) {
+    B.centred_f_ = arma::conv_to<arma::fmat>::from(B.centred_);
+    B.norms2_f_ = arma::conv_to<arma::fvec>::from(B.norms2_);
   }
 }
 
@@ -234,11 +258,14 @@ Neighbors SearchIndex::search(const arma::mat& queries, std::size_t k) const {
   if (m == 0) return out;
 
   const bool gemm = algorithm_ == Algorithm::brute && (metric_ == Metric::euclidean || metric_ == Metric::cosine);
+  // Brute force through BLAS takes the queries grouped by their nearest reference
+  // block, so that a block of queries lies in one region and can skip distant blocks.
+  const arma::uvec order = gemm ? query_order(Qt) : arma::uvec();
   {
     SingleThreadedBlas guard(gemm && thread_count() > 1);
     for_each_chunk(m, algorithm_ == Algorithm::kdtree ? kTreeChunk : kQueryBlock, [&](arma::uword q0, arma::uword q1) {
       if (algorithm_ == Algorithm::kdtree) search_tree(Qt, k, q0, q1, out);
-      else if (gemm) search_brute_gemm(Qt, k, q0, q1, out);
+      else if (gemm) search_brute_gemm(Qt, order.subvec(q0, q1 - 1), k, out);
       else search_brute_direct(Qt, k, q0, q1, out);
     });
   }
@@ -271,35 +298,198 @@ inline V load_v(const T* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
+
+// Appends {v, r0 + j} for every v = norms[j] + g[j] <= t (j < nr), the values computed
+// in T as written, compared with t exactly. Most of a tile fails the test once the
+// threshold has settled, so the common path must be a few vector instructions per
+// value: with AVX-512, 16 values per add and compare-to-mask, and only the set bits of
+// the mask visited; otherwise the minimum of 64 values at a time in vector registers,
+// looking closer only at a block that holds a hit.
+template <typename T, typename V, typename C>
+inline void scan_tile(const T* norms, const T* g, arma::uword nr, double t, arma::uword r0, std::vector<C>& c) {
+  arma::uword j = 0;
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    // The smallest float >= t: for a float v, v <= t exactly when v <= tf.
+    float tf = static_cast<float>(t);
+    if (static_cast<double>(tf) < t) tf = std::nextafter(tf, std::numeric_limits<float>::infinity());
+    const __m512 tv = _mm512_set1_ps(tf);
+    alignas(64) float vals[16];
+    for (; j + 16 <= nr; j += 16) {
+      const __m512 v = _mm512_add_ps(_mm512_loadu_ps(norms + j), _mm512_loadu_ps(g + j));
+      __mmask16 hit = _mm512_cmp_ps_mask(v, tv, _CMP_LE_OQ);
+      if (!hit) continue;
+      _mm512_store_ps(vals, v);
+      for (unsigned bits = hit; bits; bits &= bits - 1) {
+        const unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        c.push_back({vals[l], r0 + j + l});
+      }
+    }
+  }
+#endif
+  constexpr arma::uword lanes = sizeof(V) / sizeof(T);
+  for (; j + 64 <= nr; j += 64) {
+    V lo = load_v<V>(norms + j) + load_v<V>(g + j);
+    for (arma::uword l = lanes; l < 64; l += lanes) {
+      const V s = load_v<V>(norms + j + l) + load_v<V>(g + j + l);
+      lo = s < lo ? s : lo;
+    }
+    T smallest = lo[0];
+    for (arma::uword l = 1; l < lanes; ++l) smallest = std::min(smallest, lo[l]);
+    if (smallest > t) continue;
+    for (arma::uword l = j; l < j + 64; ++l) {
+      const T v = norms[l] + g[l];
+      if (v <= t) c.push_back({v, r0 + l});
+    }
+  }
+  for (; j < nr; ++j) {
+    const T v = norms[j] + g[j];
+    if (v <= t) c.push_back({v, r0 + j});
+  }
+}
+
 }  // namespace
 
-void SearchIndex::search_brute_gemm(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1,
+namespace {
+// x·y with independent partial sums, so it vectorizes (the order of the sum differs
+// from a plain loop's: for heuristics only, never for a reported distance).
+inline double fast_dot(const double* x, const double* y, arma::uword p) {
+  typedef double V8 __attribute__((vector_size(64)));
+  V8 acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  arma::uword l = 0;
+  for (; l + 8 <= p; l += 8) acc += load_v<V8>(x + l) * load_v<V8>(y + l);
+  double s = 0;
+  for (int j = 0; j < 8; ++j) s += acc[j];
+  for (; l < p; ++l) s += x[l] * y[l];
+  return s;
+}
+
+}  // namespace
+
+// Reorders centred_ so that every block of kReferenceBlock consecutive columns holds
+// nearby points: recursive splits at a block boundary near the middle (a binary
+// space-partitioning tree whose leaves are the blocks). Then each
+// block's centre and radius, for the triangle-inequality bound in filter_and_rank.
+void SearchIndex::build_blocks(BruteData& B) const {
+  const arma::uword n = size(), p = n_dims();
+  B.block_order_ = arma::regspace<arma::uvec>(0, n - 1);
+  std::vector<std::pair<arma::uword, arma::uword>> todo{{0, n}};
+  arma::vec dir(p), proj(n);
+  const arma::vec norms = arma::sum(arma::square(B.centred_), 0).t();
+  while (!todo.empty()) {
+    const auto [b, e] = todo.back();
+    todo.pop_back();
+    if (e - b <= kReferenceBlock) continue;
+    // Split direction: between two far-apart points (the farthest from the first
+    // point, and the farthest from that one), which separates clusters where a
+    // coordinate axis would cut through them; then the median of the projections.
+    // The two points are searched among at most ~512 of the node's (a sample in
+    // storage order); one pass over all of them is the projection. (Only the grouping depends on these values, not the result: plain sums do.)
+    const arma::uword stride = std::max<arma::uword>(1, (e - b) / 512);
+    auto farthest = [&](const double* from) {
+      arma::uword best = b;
+      double best_d = -std::numeric_limits<double>::infinity();
+      for (arma::uword t = b; t < e; t += stride) {
+        const arma::uword r = B.block_order_[t];
+        const double d = norms[r] - 2 * fast_dot(B.centred_.colptr(r), from, p);  // ||x - from||² - ||from||²
+        if (d > best_d) {
+          best_d = d;
+          best = t;
+        }
+      }
+      return B.centred_.colptr(B.block_order_[best]);
+    };
+    const double* a = farthest(B.centred_.colptr(B.block_order_[b]));
+    const double* c = farthest(a);
+    for (arma::uword l = 0; l < p; ++l) dir[l] = c[l] - a[l];
+    for (arma::uword t = b; t < e; ++t) {
+      const arma::uword r = B.block_order_[t];
+      proj[r] = fast_dot(B.centred_.colptr(r), dir.memptr(), p);
+    }
+    const arma::uword mid = b + ((e - b + kReferenceBlock - 1) / kReferenceBlock / 2) * kReferenceBlock;
+    std::nth_element(B.block_order_.begin() + b, B.block_order_.begin() + mid, B.block_order_.begin() + e,
+                     [&](arma::uword x, arma::uword y) { return proj[x] < proj[y] || (proj[x] == proj[y] && x < y); });
+    todo.emplace_back(b, mid);
+    todo.emplace_back(mid, e);
+  }
+  // centred_ = centred_.cols(block_order_), in place (one column of scratch, not a
+  // second copy of the training set): follow each cycle of the permutation.
+  {
+    std::vector<char> placed(n, 0);
+    arma::vec first(p);
+    for (arma::uword start = 0; start < n; ++start) {
+      if (placed[start]) continue;
+      first = B.centred_.col(start);
+      arma::uword t = start;
+      for (;;) {
+        placed[t] = 1;
+        const arma::uword src = B.block_order_[t];
+        if (src == start) {
+          B.centred_.col(t) = first;
+          break;
+        }
+        B.centred_.col(t) = B.centred_.col(src);
+        t = src;
+      }
+    }
+  }
+  const arma::uword n_blocks = (n + kReferenceBlock - 1) / kReferenceBlock;
+  B.block_centre_.set_size(p, n_blocks);
+  B.block_radius_.set_size(n_blocks);
+  constexpr double u = std::numeric_limits<double>::epsilon() / 2;
+  for (arma::uword blk = 0; blk < n_blocks; ++blk) {
+    const arma::uword r0 = blk * kReferenceBlock, r1 = std::min(n, r0 + kReferenceBlock);
+    B.block_centre_.col(blk) = arma::mean(B.centred_.cols(r0, r1 - 1), 1);
+    double r2 = 0;
+    for (arma::uword t = r0; t < r1; ++t)
+      r2 = std::max(r2, exact_key<Metric::euclidean>(B.centred_.colptr(t), B.block_centre_.colptr(blk), p));
+    // Rounded up past the error of the sum of squares and of the square root.
+    B.block_radius_[blk] = std::sqrt(r2) * (1 + 4 * static_cast<double>(p + 8) * u);
+  }
+  B.block_centre_norm2_ = arma::sum(arma::square(B.block_centre_), 0).t();
+}
+
+// The order in which brute force takes the queries: by nearest block centre (then by
+// query row). Any order gives the same result; this one makes blocks of queries
+// compact, so the bound in filter_and_rank can skip whole reference blocks.
+arma::uvec SearchIndex::query_order(const arma::mat& Qt) const {
+  const BruteData& B = brute();
+  arma::mat Qc = Qt;
+  Qc.each_col() -= B.mean_;
+  arma::mat score = B.block_centre_.t() * Qc;  // n_blocks x m
+  score.each_col([&](arma::vec& col) { col = B.block_centre_norm2_ - 2 * col; });
+  const arma::urowvec nearest = arma::index_min(score, 0);
+  return arma::stable_sort_index(arma::conv_to<arma::vec>::from(nearest.t()));
+}
+
+void SearchIndex::search_brute_gemm(const arma::mat& Qt, const arma::uvec& rows, std::size_t k,
                                     Neighbors& out) const {
-  arma::mat Qc = Qt.cols(q0, q1 - 1);
-  Qc.each_col() -= mean_;
+  const BruteData& B = brute();
+  arma::mat Qc = Qt.cols(rows);
+  Qc.each_col() -= B.mean_;
   const arma::rowvec qn = arma::sum(arma::square(Qc), 0);
-  if (max_norm2_ < kSingleMaxNorm2 && qn.max() < kSingleMaxNorm2)
-    filter_and_rank<Single>(Qt, arma::conv_to<arma::fmat>::from(Qc), qn, k, q0, out);
+  if (B.max_norm2_ < kSingleMaxNorm2 && qn.max() < kSingleMaxNorm2)
+    filter_and_rank<Single>(Qt, Qc, arma::conv_to<arma::fmat>::from(Qc), qn, k, rows, out);
   else
-    filter_and_rank<Double>(Qt, Qc, qn, k, q0, out);
+    filter_and_rank<Double>(Qt, Qc, Qc, qn, k, rows, out);
 }
 
 template <typename P, typename QMat>
-void SearchIndex::filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arma::rowvec& qn, std::size_t k,
-                                  arma::uword q0, Neighbors& out) const {
+void SearchIndex::filter_and_rank(const arma::mat& Qt, const arma::mat& Qc, const QMat& Qp, const arma::rowvec& qn,
+                                  std::size_t k, const arma::uvec& rows, Neighbors& out) const {
   using T = typename P::T;
   using V = typename P::V;
-  constexpr arma::uword lanes = sizeof(V) / sizeof(T);
+  const BruteData& B = brute();
   const arma::uword p = n_dims(), n = size(), bq = Qc.n_cols;
   constexpr double u = std::numeric_limits<T>::epsilon() / 2;
   const T* centred;
   const T* norms2;
   if constexpr (std::is_same_v<T, float>) {
-    centred = centred_f_.memptr();
-    norms2 = norms2_f_.memptr();
+    centred = B.centred_f_.memptr();
+    norms2 = B.norms2_f_.memptr();
   } else {
-    centred = centred_.memptr();
-    norms2 = norms2_.memptr();
+    centred = B.centred_.memptr();
+    norms2 = B.norms2_.memptr();
   }
 
   struct Candidate {
@@ -313,7 +503,7 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arm
     // 2E, with E = 8 (p + 8) u (||q||² + max ||r||²), u the unit roundoff of the GEMM's
     // precision: several times the error bound of the expansion (input rounding,
     // products and sums, the final addition) plus that of the exact key.
-    margin[i] = 2 * 8.0 * static_cast<double>(p + 8) * u * (qn[i] + max_norm2_);
+    margin[i] = 2 * 8.0 * static_cast<double>(p + 8) * u * (qn[i] + B.max_norm2_);
     cand[i].reserve(2 * k + 64);
   }
   const std::size_t prune_at = std::max<std::size_t>(4 * k, 256);
@@ -327,48 +517,69 @@ void SearchIndex::filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arm
     c.erase(std::remove_if(c.begin(), c.end(), [t](const Candidate& a) { return a.approx > t; }), c.end());
   };
 
+  // Lower bounds per (query, block): for r in block b with centre c and radius R,
+  // ||q - r|| >= ||q - c|| - R (triangle inequality), so the filter value of every r
+  // in b is at least lb(i, b) = max(0, ||q - c|| - R)² - ||q||² - E. A block whose
+  // bound exceeds the current threshold of every query of this chunk holds no
+  // candidate: it is skipped, and the result is the same as if it had been scanned.
+  // The bound is computed in double and rounded down past its own errors: the
+  // expansion ||q||² + ||c||² - 2 q·c (error below 4 (p + 8) u (||q||² + ||c||²)),
+  // the square root and the square, and the final sum (1e-12 relative, far above
+  // double rounding and far below the filter's single-precision E).
+  const arma::uword n_blocks = B.block_radius_.n_elem;
+  arma::mat lb = Qc.t() * B.block_centre_;  // bq x n_blocks, then the bounds in place
+  {
+    constexpr double ud = std::numeric_limits<double>::epsilon() / 2;
+    const double err = 4 * static_cast<double>(p + 8) * ud;
+    for (arma::uword b = 0; b < n_blocks; ++b) {
+      double* col = lb.colptr(b);
+      const double cn = B.block_centre_norm2_[b], R = B.block_radius_[b];
+      for (arma::uword i = 0; i < bq; ++i) {
+        const double d2 = (qn[i] + cn - 2 * col[i]) - err * (qn[i] + cn);
+        const double d = d2 > 0 ? std::sqrt(d2) * (1 - 4 * ud) : 0.0;
+        const double gap = d - R;
+        const double g2 = gap > 0 ? gap * gap * (1 - 4 * ud) : 0.0;
+        const double e = margin[i] / 2;
+        const double v = (g2 - qn[i] - e) - 1e-12 * (g2 + qn[i] + e);
+        col[i] = std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;  // overflow: never skip
+      }
+    }
+  }
+  // Nearest blocks first (by their smallest bound over the chunk), so the thresholds
+  // settle early and more blocks are skipped.
+  const arma::uvec visit = arma::stable_sort_index(arma::min(lb, 0).t());
+
   std::vector<T> tile(kReferenceBlock * bq);
-  for (arma::uword r0 = 0; r0 < n; r0 += kReferenceBlock) {
+  for (const arma::uword b : visit) {
+    const double* bound = lb.colptr(b);
+    // The queries [i0, i1) of the chunk that may have a candidate in this block.
+    arma::uword i0 = 0, i1 = bq;
+    while (i0 < bq && bound[i0] > threshold[i0]) ++i0;
+    if (i0 == bq) continue;  // no query of the chunk can have a candidate here
+    while (bound[i1 - 1] > threshold[i1 - 1]) --i1;
+    const arma::uword r0 = b * kReferenceBlock;
     const arma::uword nr = std::min(kReferenceBlock, n - r0);
-    // tile (nr x bq, column-major) = -2 Cᵀ Q for this block of reference points.
-    P::gemm(static_cast<blasint>(nr), static_cast<blasint>(bq), static_cast<blasint>(p), centred + r0 * p,
-            Qc.memptr(), tile.data());
+    // tile (nr x (i1 - i0), column-major) = -2 Cᵀ Q for this block of reference
+    // points and those queries.
+    P::gemm(static_cast<blasint>(nr), static_cast<blasint>(i1 - i0), static_cast<blasint>(p), centred + r0 * p,
+            Qp.colptr(i0), tile.data());
     const T* norms = norms2 + r0;
-    for (arma::uword i = 0; i < bq; ++i) {
-      const T* g = tile.data() + i * nr;
-      const double t = threshold[i];
-      auto& c = cand[i];
-      // Most of the tile fails the test once the threshold has settled: take the
-      // minimum of 64 values at a time in SIMD registers, look closer only at a hit.
-      arma::uword j = 0;
-      for (; j + 64 <= nr; j += 64) {
-        V lo = load_v<V>(norms + j) + load_v<V>(g + j);
-        for (arma::uword l = lanes; l < 64; l += lanes) {
-          const V s = load_v<V>(norms + j + l) + load_v<V>(g + j + l);
-          lo = s < lo ? s : lo;
-        }
-        T smallest = lo[0];
-        for (arma::uword l = 1; l < lanes; ++l) smallest = std::min(smallest, lo[l]);
-        if (smallest > t) continue;
-        for (arma::uword l = j; l < j + 64; ++l) {
-          const T v = norms[l] + g[l];
-          if (v <= t) c.push_back({v, r0 + l});
-        }
-      }
-      for (; j < nr; ++j) {
-        const T v = norms[j] + g[j];
-        if (v <= t) c.push_back({v, r0 + j});
-      }
-      if (c.size() >= prune_at) prune(i);
+    for (arma::uword i = i0; i < i1; ++i) {
+      if (bound[i] > threshold[i]) continue;
+      scan_tile<T, V>(norms, tile.data() + (i - i0) * nr, nr, threshold[i], r0, cand[i]);
+      if (cand[i].size() >= prune_at) prune(i);
     }
   }
 
   TopK top(k);
   for (arma::uword i = 0; i < bq; ++i) {
     prune(i);
-    const double* q = Qt.colptr(q0 + i);
-    for (const auto& c : cand[i]) top.offer(key_of(metric_, q, points_.colptr(c.row), p), c.row);
-    top.write(q0 + i, out);
+    const double* q = Qt.colptr(rows[i]);
+    for (const auto& c : cand[i]) {
+      const arma::uword row = B.block_order_[c.row];  // c.row is a position in B.centred_
+      top.offer(key_of(metric_, q, points_.colptr(row), p), row);
+    }
+    top.write(rows[i], out);
   }
 }
 

@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "mlt/core/types.hpp"
@@ -64,10 +66,11 @@ class SearchIndex {
 
   void build_tree();
   long build_node(arma::uword begin, arma::uword end);
-  void search_brute_gemm(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
+  arma::uvec query_order(const arma::mat& Qt) const;
+  void search_brute_gemm(const arma::mat& Qt, const arma::uvec& rows, std::size_t k, Neighbors& out) const;
   template <typename Precision, typename QMat>
-  void filter_and_rank(const arma::mat& Qt, const QMat& Qc, const arma::rowvec& qn, std::size_t k,
-                       arma::uword q0, Neighbors& out) const;
+  void filter_and_rank(const arma::mat& Qt, const arma::mat& Qc, const QMat& Qp, const arma::rowvec& qn,
+                       std::size_t k, const arma::uvec& rows, Neighbors& out) const;
   void search_brute_direct(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
   void search_tree(const arma::mat& Qt, std::size_t k, arma::uword q0, arma::uword q1, Neighbors& out) const;
   arma::mat prepare_queries(const arma::mat& queries) const;  // -> p x m (normalized for cosine)
@@ -76,13 +79,30 @@ class SearchIndex {
   Algorithm algorithm_ = Algorithm::brute;
   arma::mat points_;        // p x n, one point per column (unit length for cosine)
 
-  // Brute force through BLAS (euclidean, cosine): centred copy and its squared norms.
-  arma::vec mean_;          // p, mean of points_
-  arma::mat centred_;       // p x n
-  arma::vec norms2_;        // n, squared norms of the centred points
-  double max_norm2_ = 0;
-  arma::fmat centred_f_;    // the same in single precision, for the filtering GEMM
-  arma::fvec norms2_f_;
+  // Brute force through BLAS (euclidean, cosine): centred copy and its squared norms,
+  // reordered so that each block of kReferenceBlock columns holds nearby points.
+  // Built on the first search, not with the index: a model that is fitted only to be
+  // saved never needs it. Shared by copies of the index (it only depends on points_).
+  struct BruteData {
+    arma::vec mean_;          // p, mean of points_
+    arma::mat centred_;       // p x n, column t is the centred reference row block_order_[t]
+    arma::vec norms2_;        // n, squared norms of the centred points (same order)
+    double max_norm2_ = 0;
+    arma::fmat centred_f_;    // the same in single precision, for the filtering GEMM
+    arma::fvec norms2_f_;
+    arma::uvec block_order_;  // n
+    arma::mat block_centre_;  // p x n_blocks: mean of each block's centred points
+    arma::vec block_centre_norm2_;  // n_blocks
+    arma::vec block_radius_;  // n_blocks: an upper bound of max ||x - centre|| over the block
+  };
+  struct LazyBrute {
+    std::once_flag once;
+    BruteData data;
+  };
+  const BruteData& brute() const;
+  void build_brute(BruteData& B) const;
+  void build_blocks(BruteData& B) const;
+  std::shared_ptr<LazyBrute> brute_ = std::make_shared<LazyBrute>();
 
   // k-d tree: points reordered so every node's points are contiguous.
   arma::mat tree_points_;   // p x n
