@@ -58,7 +58,7 @@ void run_fit(FitOptions opt) {
 }
 
 
-// cv fast path: the whole lambda grid from one SVD per split (mlt/ridge_path.hpp).
+// cv fast path: the whole lambda grid from one Gram eigendecomposition per split (mlt/ridge_path.hpp).
 // lambda = 0 stays on the plain path (least squares, with its rank warnings).
 std::optional<FastPath> ridge_lambda_path(const FastPathInput<Ridge, arma::mat>& in) {
   const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
@@ -84,7 +84,7 @@ std::optional<FastPath> ridge_lambda_path(const FastPathInput<Ridge, arma::mat>&
   return fast;
 }
 
-// Leave-one-out: every lambda in closed form from one SVD of all the rows; not with
+// Leave-one-out: every lambda in closed form from one Gram eigendecomposition of all the rows; not with
 // --standardize (each LOO fit scales by its own n - 1 rows), which takes the path above.
 std::optional<FastPath> ridge_fast_path(const FastPathInput<Ridge, arma::mat>& in) {
   if (!in.base.standardize)
@@ -136,7 +136,7 @@ void setup_ridge(CLI::App& app) {
     cv.app()
         ->add_option_function<std::string>(
             "--solver", [&p](const std::string& s) { p.solver = parse_ridge_solver(s); },
-            "auto, primal, dual or svd (for fits made one grid point at a time; a lambda grid shares one SVD)")
+            "auto, primal, dual or svd (for fits made one grid point at a time; a lambda grid shares one decomposition)")
         ->check(CLI::IsMember({"auto", "primal", "dual", "svd"}));
   }
   cv.metrics(regression_metrics<Ridge>(), "mse");

@@ -57,24 +57,6 @@ using arma::uword;
 
 // ---------------------------------------------------------------- threads and chunks
 
-// OpenBLAS single-threaded while our own threads own the cores; restored after. The
-// count is process-wide: when it is already 1 (as a caller running concurrent jobs
-// sets it) it is left alone, so concurrent fits never race on it.
-class BlasSingleThreaded {
- public:
-  BlasSingleThreaded() : saved_(openblas_get_num_threads()) {
-    if (saved_ != 1) openblas_set_num_threads(1);
-  }
-  ~BlasSingleThreaded() {
-    if (saved_ != 1) openblas_set_num_threads(saved_);
-  }
-  BlasSingleThreaded(const BlasSingleThreaded&) = delete;
-  BlasSingleThreaded& operator=(const BlasSingleThreaded&) = delete;
-
- private:
-  int saved_;
-};
-
 // Runs task(c) for c in [0, n_tasks) on up to thread_count() threads. Which thread runs
 // which task does not matter: every task writes only its own slot.
 template <typename Task>

@@ -1,12 +1,13 @@
 // Ridge and kernel ridge regression along a λ grid from one decomposition per
-// training set: the fast paths of `mlt ridge cv` and `mlt krr cv`. With the centred (or standardized) training features X̄ = U S Vᵀ
-// (thin SVD, computed once), the ridge solution for any λ > 0 is
-//     W(λ) = V diag(sᵢ / (sᵢ² + λ)) Uᵀ Ȳ
+// training set: the fast paths of `mlt ridge cv` and `mlt krr cv`. With the centred
+// (or standardized) training features Z and the eigendecomposition of the smaller
+// Gram matrix, ZᵀZ = V diag(σ) Vᵀ (computed once), the ridge solution for any λ > 0 is
+//     W(λ) = V diag(1 / (σᵢ + λ)) Vᵀ Zᵀ Ȳ
 // (Hastie, Tibshirani & Friedman, The Elements of Statistical Learning, 2nd ed.,
-// eq. 3.47), so every λ of a grid costs one p x r times r x t product instead of a
-// new factorization. Preprocessing is Ridge::fit's: the Standardizer fitted on X with
-// `standardize`, X and Y centred on their training means with `fit_intercept`, the
-// intercept unpenalized.
+// eq. 3.47, with σ = s² the squared singular values; through ZZᵀ when p > n), so every
+// λ of a grid costs one small product instead of a new factorization. Preprocessing
+// is Ridge::fit's: the Standardizer fitted on X with `standardize`, X and Y centred
+// on their training means with `fit_intercept`, the intercept unpenalized.
 #pragma once
 
 #include <optional>
@@ -22,7 +23,7 @@ namespace mlt {
 // Predictions for X_test (m x p), one m x t matrix per entry of `lambdas` (each > 0),
 // of Ridge(params with lambda = λ) fitted on X (n x p), Y (n x t). Equal to them up to
 // rounding (the plain fit solves by Cholesky). Throws UsageError for λ <= 0 and
-// DataError when the SVD fails or the data is unusable.
+// DataError when the eigendecomposition fails or the data is unusable.
 std::vector<arma::mat> ridge_path_predict(const RidgeParams& params, const std::vector<double>& lambdas,
                                           const arma::mat& X, const arma::mat& Y, const arma::mat& X_test);
 
@@ -45,7 +46,7 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
 // (Hastie, Tibshirani & Friedman, ESL 2nd ed., eq. 7.52 and exercise 7.3; Golub, Heath &
 // Wahba 1979). From ONE decomposition of all n rows, for every λ:
 //   ridge   H = 11ᵀ/n [intercept] + Z (ZᵀZ + λI)⁻¹ Zᵀ, Z the (centred) features:
-//           with Z = U S Vᵀ, Hᵢᵢ = 1/n + Σⱼ Uᵢⱼ² sⱼ²/(sⱼ² + λ);
+//           with ZᵀZ = V diag(σ) Vᵀ and B = Z V, Hᵢᵢ = 1/n + Σⱼ Bᵢⱼ²/(σⱼ + λ);
 //   krr     H = K (K + λI)⁻¹ = Q diag(μ/(μ + λ)) Qᵀ, so 1 - Hᵢᵢ = Σⱼ Qᵢⱼ² λ/(μⱼ + λ)
 //           and e = Q diag(λ/(μ + λ)) Qᵀ Y (no cancellation).
 // The identity needs preprocessing that does not depend on the left-out row: with

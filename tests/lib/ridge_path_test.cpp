@@ -53,6 +53,27 @@ TEST_CASE("ridge path = Ridge::fit for every lambda (intercept, standardize, p >
                   mlt::UsageError);
 }
 
+TEST_CASE("ridge path on nearly collinear features: the SVD, as Ridge::fit, where the Gram matrix would lose digits") {
+  // Column 2 = column 0 + 1e-7 noise: σ_min of XᵀX is about 1e-12, so with λ = 1e-10
+  // (XᵀX + λI) has a condition number near 1e12; past 1e10 both the fit and the path
+  // turn to the SVD of X. Through the Gram matrix the predictions would be off by
+  // about 1e-5 relative here.
+  arma::mat X = random_mat(50, 3, 11);
+  X.col(2) = X.col(0) + 1e-7 * random_mat(50, 1, 12);
+  const arma::mat Y = X.col(0) - 2 * X.col(1) + 3e-7 * random_mat(50, 1, 13);
+  const arma::mat T = random_mat(7, 3, 14);
+  const std::vector<double> lambdas = {1e-10, 1e-6, 1};
+  mlt::RidgeParams p;
+  const std::vector<arma::mat> path = mlt::ridge_path_predict(p, lambdas, X, Y, T);
+  for (std::size_t i = 0; i < lambdas.size(); ++i) {
+    CAPTURE(lambdas[i]);
+    p.lambda = lambdas[i];
+    mlt::Ridge r(p);
+    r.fit(X, Y);
+    CHECK(rel_diff(path[i], r.predict(T)) <= 1e-8);
+  }
+}
+
 TEST_CASE("krr path = Krr::fit for every lambda; not positive definite -> left to the plain fit") {
   const arma::mat X = random_mat(40, 3, 11), T = random_mat(7, 3, 12);
   const arma::mat Y = arma::sin(X.col(0)) + X.col(1) % X.col(2);

@@ -32,6 +32,28 @@ class ThreadShare {
 unsigned blas_threads();
 void set_blas_threads(unsigned n);
 
+// OpenBLAS single-threaded for the lifetime of the object, restored after. For BLAS
+// calls made from mlt's own threads (never nest threads over a threaded BLAS), and
+// for results that must not depend on the thread count: OpenBLAS splits some sums
+// by thread (gemv with a transposed matrix, symv, hence LAPACK's eigensolvers), so
+// their last bits change with --threads and with cv's --jobs. The count is
+// process-wide: when it is already 1 (as while cv runs concurrent jobs) it is left
+// alone, so concurrent users never race on it.
+class BlasSingleThreaded {
+ public:
+  BlasSingleThreaded() : saved_(blas_threads()) {
+    if (saved_ != 1) set_blas_threads(1);
+  }
+  ~BlasSingleThreaded() {
+    if (saved_ != 1) set_blas_threads(saved_);
+  }
+  BlasSingleThreaded(const BlasSingleThreaded&) = delete;
+  BlasSingleThreaded& operator=(const BlasSingleThreaded&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
 // OpenBLAS's build, the processor kernel it runs, and its thread count.
 std::string blas_description();
 // The OPENBLAS_CORETYPE to run on instead of the generic core OpenBLAS chose for this
