@@ -148,7 +148,7 @@ std::optional<FastPath> knn_k_path(const FastPathInput<Knn, Target>& in) {
     std::vector<std::size_t> ks;
     for (std::size_t p : points) ks.push_back(static_cast<std::size_t>(grid.point(p)[a].number));
     params.k = *std::max_element(ks.begin(), ks.end());
-    const Knn fitted = cv::fit_on_rows<Knn>(params, X, y, split.train);
+    const Knn fitted = cv::fit_on_rows<Knn>(params, X, y, split.train());
     const Knn::Neighbors nb = fitted.kneighbors(X.rows(split.test), params.k);
     const Target y_test = cv::take_rows(y, split.test);
     std::vector<double> out;

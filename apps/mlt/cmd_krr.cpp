@@ -52,7 +52,8 @@ std::optional<FastPath> krr_lambda_path(const FastPathInput<Krr, arma::mat>& in)
     apply(params, grid.point(points.at(0)));
     std::vector<double> lambdas;
     for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
-    const arma::mat X_train = X.rows(split.train), Y_train = Y.rows(split.train), X_test = X.rows(split.test);
+    const arma::uvec train = split.train();
+    const arma::mat X_train = X.rows(train), Y_train = Y.rows(train), X_test = X.rows(split.test);
     const arma::mat Y_test = Y.rows(split.test);
     const std::vector<std::optional<arma::mat>> P = krr_path_predict(params, lambdas, X_train, Y_train, X_test);
     std::vector<double> out;

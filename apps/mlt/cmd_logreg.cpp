@@ -154,8 +154,9 @@ std::optional<FastPath> logreg_warm_path(const FastPathInput<LogReg, Labels>& in
     std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
       return grid.point(points[i])[a].number > grid.point(points[j])[a].number;
     });
-    const arma::mat X_train = X.rows(split.train), X_test = X.rows(split.test);
-    const Labels y_train = y.elem(split.train), y_test = y.elem(split.test);
+    const arma::uvec train = split.train();
+    const arma::mat X_train = X.rows(train), X_test = X.rows(split.test);
+    const Labels y_train = y.elem(train), y_test = y.elem(split.test);
     std::vector<double> out(points.size());
     std::optional<LogReg> previous;
     for (std::size_t j : order) {

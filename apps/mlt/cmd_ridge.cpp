@@ -75,8 +75,8 @@ std::optional<FastPath> ridge_lambda_path(const FastPathInput<Ridge, arma::mat>&
     std::vector<double> lambdas;
     for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
     const arma::mat Y_test = Y.rows(split.test);
-    const std::vector<arma::mat> P =
-        ridge_path_predict(params, lambdas, X.rows(split.train), Y.rows(split.train), X.rows(split.test));
+    const arma::uvec train = split.train();
+    const std::vector<arma::mat> P = ridge_path_predict(params, lambdas, X.rows(train), Y.rows(train), X.rows(split.test));
     std::vector<double> out;
     for (const arma::mat& p : P) out.push_back(regression_metric(metric, Y_test, p));
     return out;

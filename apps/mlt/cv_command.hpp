@@ -260,7 +260,7 @@ std::optional<FastPath> loo_lambda_path(const FastPathInput<Estimator, arma::mat
       if (cache->pred[p]) {
         out.push_back(regression_metric(metric, Y_test, cache->pred[p]->rows(rows)));
       } else {
-        const Estimator e = cv::fit_on_rows<Estimator>(params_of(p), X, Y, split.train);
+        const Estimator e = cv::fit_on_rows<Estimator>(params_of(p), X, Y, split.train());
         out.push_back(regression_metric(metric, Y_test, regression_output(e, X.rows(rows))));
       }
     }

@@ -29,9 +29,9 @@ void check_partition(const cv::Folds& f) {
       CHECK(s.repeat == r);
       CHECK(s.fold == k);
       CHECK(s.test.n_elem > 0);
-      CHECK(s.train.n_elem + s.test.n_elem == f.n_rows());
+      CHECK(s.train().n_elem + s.test.n_elem == f.n_rows());
       arma::uvec seen(f.n_rows(), arma::fill::zeros);
-      seen(s.train) += 1;
+      seen(s.train()) += 1;
       seen(s.test) += 1;
       CHECK(arma::all(seen == 1));
       tested(s.test) += 1;
@@ -343,7 +343,7 @@ TEST_CASE("cross_validate: out-of-fold predictions come from fits on the other f
   for (std::size_t k = 0; k < 5; ++k) {
     const cv::Split s = folds.split(k);
     Pca manual(p);
-    manual.fit(X.rows(s.train));
+    manual.fit(X.rows(s.train()));
     const arma::mat expected = manual.inverse_transform(manual.transform(X.rows(s.test)));
     CHECK(arma::approx_equal(oof.rows(s.test), expected, "absdiff", 1e-12));
   }
@@ -483,15 +483,15 @@ TEST_CASE("no leakage: PCA --standardize is fitted on the training folds, and it
   for (std::size_t k = 0; k < 5; ++k) {
     const cv::Split s = folds.split(k);
     Standardizer own;
-    own.fit(X.rows(s.train));
+    own.fit(X.rows(s.train()));
     Pca clean(plain);
-    clean.fit(own.transform(X.rows(s.train)));
+    clean.fit(own.transform(X.rows(s.train())));
     const arma::mat rec_clean = own.inverse_transform(clean.inverse_transform(clean.transform(own.transform(X.rows(s.test)))));
     const double clean_mse = arma::accu(arma::square(X.rows(s.test) - rec_clean)) / (2.0 * s.test.n_elem);
     CHECK(r.results[0].fold_scores[k] == doctest::Approx(clean_mse).epsilon(1e-10));
 
     Pca leaky(plain);
-    leaky.fit(everything.transform(X.rows(s.train)));
+    leaky.fit(everything.transform(X.rows(s.train())));
     const arma::mat rec_leak =
         everything.inverse_transform(leaky.inverse_transform(leaky.transform(everything.transform(X.rows(s.test)))));
     const double leak_mse = arma::accu(arma::square(X.rows(s.test) - rec_leak)) / (2.0 * s.test.n_elem);

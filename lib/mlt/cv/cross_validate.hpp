@@ -68,7 +68,7 @@ arma::mat cross_validate(const typename Estimator::Params& params, const arma::m
   std::vector<arma::uvec> rows(k);
   run_tasks(k, jobs, [&](std::size_t f) {
     const Split s = folds.split(repeat * k + f);
-    const Estimator e = fit_on_rows<Estimator>(params, X, y, s.train);
+    const Estimator e = fit_on_rows<Estimator>(params, X, y, s.train());
     parts[f] = predict(e, X.rows(s.test));
     rows[f] = s.test;
     if (parts[f].n_rows != s.test.n_elem) throw std::logic_error("cross_validate: predict returned the wrong rows");
@@ -100,7 +100,7 @@ SplitScorer make_split_scorer(const Grid& grid, const typename Estimator::Params
     for (std::size_t p : points) {
       typename Estimator::Params params = base;
       apply(params, grid.point(p));
-      const Estimator e = fit_on_rows<Estimator>(params, X, y, split.train);
+      const Estimator e = fit_on_rows<Estimator>(params, X, y, split.train());
       out.push_back(score(e, X_test, y_test));
     }
     return out;

@@ -41,6 +41,12 @@ Folds::Folds(std::vector<arma::uvec> assignment, std::size_t n_folds, std::strin
     }
     for (std::size_t c : count)
       if (c == 0) throw std::invalid_argument("Folds: an empty fold");
+    // Each fold's rows, bucketed once: split() then costs the fold's size, not n.
+    std::vector<arma::uvec> members(n_folds_);
+    for (std::size_t f = 0; f < n_folds_; ++f) members[f].set_size(count[f]);
+    std::vector<std::size_t> filled(n_folds_, 0);
+    for (arma::uword i = 0; i < a.n_elem; ++i) members[a[i]][filled[a[i]]++] = i;
+    members_.push_back(std::move(members));
   }
 }
 
@@ -49,9 +55,8 @@ Split Folds::split(std::size_t s) const {
   Split out;
   out.repeat = s / n_folds_;
   out.fold = s % n_folds_;
-  const arma::uvec& a = assignment_[out.repeat];
-  out.test = arma::find(a == out.fold);   // find() returns ascending indices
-  out.train = arma::find(a != out.fold);
+  out.test = members_[out.repeat][out.fold];
+  out.assignment_ = &assignment_[out.repeat];
   return out;
 }
 

@@ -19,8 +19,15 @@ namespace mlt::cv {
 struct Split {
   std::size_t repeat = 0;
   std::size_t fold = 0;
-  arma::uvec train;  // row indices, ascending
-  arma::uvec test;   // row indices, ascending, never empty
+  arma::uvec test;  // row indices, ascending, never empty
+  // The training rows (every row outside the fold), ascending. Built on each call, in
+  // O(n): a scorer that needs only the test rows (closed-form leave-one-out, n splits)
+  // never pays n² for them. Valid while the Folds that made the split lives.
+  arma::uvec train() const { return arma::find(*assignment_ != fold); }
+
+ private:
+  friend class Folds;
+  const arma::uvec* assignment_ = nullptr;
 };
 
 class Folds {
@@ -47,6 +54,7 @@ class Folds {
 
  private:
   std::vector<arma::uvec> assignment_;
+  std::vector<std::vector<arma::uvec>> members_;  // [repeat][fold]: its rows, ascending
   std::size_t n_folds_ = 0;
   std::string description_;
   Names names_;

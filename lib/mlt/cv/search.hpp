@@ -21,7 +21,7 @@
 
 namespace mlt::cv {
 
-// Scores grid points on one split: fits on split.train with each point's parameters
+// Scores grid points on one split: fits on split.train() with each point's parameters
 // and scores on split.test; returns one score per entry of `points`, in that order.
 using SplitScorer = std::function<std::vector<double>(const Split& split, const std::vector<std::size_t>& points)>;
 
