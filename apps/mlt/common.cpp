@@ -299,43 +299,49 @@ void refuse_overwrite(const std::string& output, const std::vector<std::string>&
       throw UsageError("refusing to overwrite input " + in + " (same file as " + output + ")");
 }
 
+void CsvWriter::separate() {
+  if (!first_) buf_ += ',';
+  first_ = false;
+}
+
+void CsvWriter::text(std::string_view cell) {
+  separate();
+  io::append_cell(buf_, cell);
+}
+
+void CsvWriter::number(double value) {
+  separate();
+  io::append_number(buf_, value);
+}
+
+void CsvWriter::end_row() {
+  buf_ += '\n';
+  first_ = true;
+  if (buf_.size() > (1 << 16)) {
+    out_.write(buf_);
+    buf_.clear();
+  }
+}
+
+void CsvWriter::commit() {
+  out_.write(buf_);
+  buf_.clear();
+  out_.commit();
+}
+
 void write_csv(const std::string& path, const CsvColumns& c) {
-  io::OutputFile out(path);
-  std::string buf;
-  bool first = true;
-  for (const auto& n : c.text_names) {
-    if (!first) buf += ',';
-    io::append_cell(buf, n);
-    first = false;
-  }
-  for (const auto& n : c.names) {
-    if (!first) buf += ',';
-    io::append_cell(buf, n);
-    first = false;
-  }
-  buf += '\n';
+  CsvWriter csv(path);
+  for (const auto& n : c.text_names) csv.text(n);
+  for (const auto& n : c.names) csv.text(n);
+  csv.end_row();
   const arma::uword n_rows = c.values ? c.values->n_rows : (c.text.empty() ? 0 : c.text[0]->size());
   for (arma::uword i = 0; i < n_rows; ++i) {
-    first = true;
-    for (const auto* col : c.text) {
-      if (!first) buf += ',';
-      io::append_cell(buf, (*col)[i]);
-      first = false;
-    }
+    for (const auto* col : c.text) csv.text((*col)[i]);
     if (c.values)
-      for (arma::uword j = 0; j < c.values->n_cols; ++j) {
-        if (!first) buf += ',';
-        io::append_number(buf, (*c.values)(i, j));
-        first = false;
-      }
-    buf += '\n';
-    if (buf.size() > (1 << 16)) {
-      out.write(buf);
-      buf.clear();
-    }
+      for (arma::uword j = 0; j < c.values->n_cols; ++j) csv.number((*c.values)(i, j));
+    csv.end_row();
   }
-  out.write(buf);
-  out.commit();
+  csv.commit();
 }
 
 void print_scores(const std::vector<std::pair<std::string, double>>& scores, bool json,

@@ -7,10 +7,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlt/core/types.hpp"
 #include "mlt/io/csv.hpp"
+#include "mlt/io/file.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/labels.hpp"
 
@@ -100,6 +102,23 @@ void write_model(const std::string& path, io::ModelWriter& writer, const DataSch
 
 // Refuses (UsageError) an output path that is one of the inputs.
 void refuse_overwrite(const std::string& output, const std::vector<std::string>& inputs);
+
+// A CSV written cell by cell into a buffer handed to an io::OutputFile every 64 KiB;
+// nothing appears at `path` until commit() (temporary file, then rename).
+class CsvWriter {
+ public:
+  explicit CsvWriter(const std::string& path) : out_(path) {}
+  void text(std::string_view cell);  // quoted when it needs to be
+  void number(double value);         // shortest round-trip decimal
+  void end_row();
+  void commit();
+
+ private:
+  void separate();
+  io::OutputFile out_;
+  std::string buf_;
+  bool first_ = true;
+};
 
 // Writes a CSV: header `names`, rows of `values` (n x k), optionally preceded by
 // text columns.

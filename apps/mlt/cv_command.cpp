@@ -243,44 +243,26 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
 }
 
 void write_oof(const std::string& path, const cv::Folds& folds, const OofColumns& c) {
-  io::OutputFile out(path);
-  std::string buf;
-  bool first = true;
-  const auto cell = [&](const std::string& s) {
-    if (!first) buf += ',';
-    io::append_cell(buf, s);
-    first = false;
-  };
+  CsvWriter csv(path);
   const bool repeats = folds.n_repeats() > 1;
-  cell("row");
-  cell("fold");
-  if (repeats) cell("repeat");
-  for (const auto& n : c.text_names) cell(n);
-  for (const auto& n : c.names) cell(n);
-  buf += '\n';
+  csv.text("row");
+  csv.text("fold");
+  if (repeats) csv.text("repeat");
+  for (const auto& n : c.text_names) csv.text(n);
+  for (const auto& n : c.names) csv.text(n);
+  csv.end_row();
   for (std::size_t r = 0; r < folds.n_repeats(); ++r) {
     const arma::uvec& fold = folds.assignment(r);
     for (arma::uword i = 0; i < fold.n_elem; ++i) {
-      buf += std::to_string(i + 1) + ',';
-      io::append_cell(buf, folds.fold_name(fold[i]));
-      if (repeats) buf += ',' + std::to_string(r + 1);
-      if (!c.text_names.empty()) {
-        buf += ',';
-        io::append_cell(buf, c.text[r][i]);
-      }
-      for (arma::uword j = 0; j < c.values[r].n_cols; ++j) {
-        buf += ',';
-        io::append_number(buf, c.values[r](i, j));
-      }
-      buf += '\n';
-      if (buf.size() > (1 << 16)) {
-        out.write(buf);
-        buf.clear();
-      }
+      csv.text(std::to_string(i + 1));
+      csv.text(folds.fold_name(fold[i]));
+      if (repeats) csv.text(std::to_string(r + 1));
+      if (!c.text_names.empty()) csv.text(c.text[r][i]);
+      for (arma::uword j = 0; j < c.values[r].n_cols; ++j) csv.number(c.values[r](i, j));
+      csv.end_row();
     }
   }
-  out.write(buf);
-  out.commit();
+  csv.commit();
 }
 
 }  // namespace mlt::app
