@@ -231,7 +231,7 @@ void screen_panel(const Points& P, const Centres& C, uword r0, uword m, double* 
 // caches: for k-means' usual shapes (k ≲ 100, p ≲ 50) the GEMM's packing and the panel
 // traffic cost more than the arithmetic. Out: out[q] gets 8·G values for point q.
 template <uword G, uword NP>
-inline void fused_tile(const double* const* x, uword p, const double* packed, const double* cn,
+[[gnu::always_inline]] inline void fused_tile(const double* const* x, uword p, const double* packed, const double* cn,
                        double* const* out) {
   __m512d acc[NP][G];
   for (uword g = 0; g < G; ++g) {
