@@ -38,9 +38,10 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
           "INTEGER>=0"))
       ->capture_default_str();
   cmd->add_option("--metric", opt.metric, "Metric to compare grid points by (default: the algorithm's)");
-  cmd->add_option("--jobs", opt.jobs, "Fits to run at once (at most --threads); results do not depend on it")
-      ->check(positive_integer())
-      ->capture_default_str();
+  cmd->add_option("--jobs", opt.jobs,
+                  "Fits to run at once (default: --threads; each fit's BLAS is single-threaded, so the "
+                  "results do not depend on it)")
+      ->check(positive_integer());
   cmd->add_flag("--per-fold", opt.per_fold, "Also report each fold's value");
   cmd->add_flag("--json", opt.json, "One JSON object instead of CSV");
   auto* refit = cmd->add_flag("--refit", opt.refit, "Then fit on all the data with the best parameters (needs -o)");

@@ -66,7 +66,7 @@ struct CvOptions {
   std::string folds_from;
   std::uint64_t seed = kDefaultSeed;
   std::string metric;           // "" : the algorithm's default
-  unsigned jobs = 1;
+  unsigned jobs = 0;            // 0: as many as --threads
   bool per_fold = false;
   bool json = false;
   bool refit = false;

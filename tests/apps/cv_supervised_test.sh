@@ -408,4 +408,17 @@ expect_error 2 "--metric ari needs --labels COL" "kmeans --metric ari without --
 expect_error 2 "undefined on the one-row folds" "kmeans --loo --metric ari" "$MLT" kmeans cv "$BLOBS" --labels group --ignore fold -k 3 --loo --metric ari
 expect_error 2 "same column" "kmeans --labels = --folds-from" "$MLT" kmeans cv "$BLOBS" --labels fold --folds-from fold -k 3 --ignore group
 
+# --- the same report for every --jobs and --threads, on data large enough that
+# OpenBLAS threads its gemv (5,000 x 100: before every cv fit ran its BLAS
+# single-threaded, 1 and 2 BLAS threads gave different last digits here).
+awk 'BEGIN { srand(3); printf "x1"; for (j = 2; j <= 100; j++) printf ",x%d", j; print ",y,fold"
+  for (i = 1; i <= 5000; i++) { s = 0; for (j = 1; j <= 100; j++) { v = rand() - 0.5; s += v * j / 50; printf "%.17g,", v }
+    printf "%.17g,%d\n", s + rand(), i % 5 + 1 } }' > wide.csv
+run "$MLT" --threads 1 ridge cv wide.csv --target y --folds-from fold --lambda 1,2 --no-fast-path
+one=$out
+for jobs in "--jobs 1" "--jobs 2" ""; do
+  run "$MLT" --threads 2 ridge cv wide.csv --target y --folds-from fold --lambda 1,2 --no-fast-path $jobs
+  check "ridge cv on 5,000 x 100: --threads 2 $jobs = --threads 1" test "$rc,$out" = "0,$one"
+done
+
 finish

@@ -17,6 +17,7 @@ namespace mlt::cv {
 void run_tasks(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& task,
                const Progress& progress) {
   const unsigned threads = thread_count();
+  if (jobs == 0) jobs = threads;  // the default: one job per thread
   jobs = static_cast<unsigned>(std::min<std::size_t>({std::max(1u, jobs), threads, std::max<std::size_t>(n, 1)}));
   std::mutex mutex;
   std::size_t done = 0;
@@ -25,6 +26,12 @@ void run_tasks(std::size_t n, unsigned jobs, const std::function<void(std::size_
     std::lock_guard<std::mutex> lock(mutex);
     progress(++done, n);
   };
+  // Every fit runs OpenBLAS single-threaded, whatever the number of jobs: its threaded
+  // gemv and eigensolvers split their sums by thread count, so the last digits of a
+  // fit on tens of thousands of rows would otherwise change with --jobs. The cores
+  // go to concurrent jobs instead (and to the algorithms' own threads, which are
+  // deterministic by construction).
+  const BlasSingleThreaded blas;
   if (jobs <= 1) {
     for (std::size_t i = 0; i < n; ++i) {
       task(i);
@@ -34,8 +41,6 @@ void run_tasks(std::size_t n, unsigned jobs, const std::function<void(std::size_
   }
 
   const unsigned share = std::max(1u, threads / jobs);
-  const unsigned saved_blas = blas_threads();
-  set_blas_threads(share);
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::vector<std::exception_ptr> errors(n);
@@ -56,7 +61,6 @@ void run_tasks(std::size_t n, unsigned jobs, const std::function<void(std::size_
   std::vector<std::thread> pool;
   for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
-  set_blas_threads(saved_blas);
   // Every task below a failing one was started (indices are handed out in order), so
   // the lowest failure is the one jobs = 1 would have met first.
   for (auto& e : errors)

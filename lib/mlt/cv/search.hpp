@@ -4,10 +4,12 @@
 // and scores; the driver schedules, checks and aggregates.
 //
 // Parallelism (--jobs): the work is a list of tasks (one split x one group of grid
-// points), run on up to `jobs` threads (never more than thread_count()); each task
-// writes only its own result slots, so the results are identical to jobs = 1. While
-// the jobs run, each worker's thread_count() is its share of the threads, and
-// OpenBLAS runs with that share, so jobs x BLAS threads stays within --threads.
+// points), run on up to `jobs` threads (0: one per thread; never more than
+// thread_count()); each task writes only its own result slots. While the jobs run,
+// each worker's thread_count() is its share of the threads, and OpenBLAS runs
+// single-threaded in every job (also with jobs = 1): OpenBLAS's threaded gemv and
+// eigensolvers change their last bits with the thread count, so this is what makes
+// the results identical for every --jobs and --threads.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +31,7 @@ using SplitScorer = std::function<std::vector<double>(const Split& split, const 
 using Progress = std::function<void(std::size_t done, std::size_t total)>;
 
 struct SearchOptions {
-  unsigned jobs = 1;
+  unsigned jobs = 1;  // 0: one per thread
   // Grid points evaluated by one scorer call (a fast path: all λ of a split from one
   // decomposition). Points with the same key form one task per split; empty: each
   // point is its own task.
