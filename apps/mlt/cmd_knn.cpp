@@ -119,14 +119,7 @@ void run_score(const ScoreOptions& opt) {
   const Labels truth = class_truth(data, schema);
   arma::mat proba;
   const Labels prediction = model.vote(nb, 0, &proba);
-  nlohmann::json extra;
-  const auto scores = classification_scores(truth, prediction, &proba, schema.classes, extra);
-  print_scores(scores, opt.json, extra);
-  if (!opt.json) {
-    io::OutputFile out("-");
-    out.write(confusion_text(truth, prediction, schema.classes));
-    out.commit();
-  }
+  print_classification_scores(truth, prediction, &proba, schema.classes, opt.json);
 }
 
 // cv fast path: every k of the grid from one neighbour search per split. The points

@@ -121,14 +121,7 @@ void run_score(const ApplyOptions& opt) {
   const Labels y = class_truth(data, schema);
   const Labels pred = model.predict(data.X);
   const arma::mat P = model.predict_proba(data.X);
-  nlohmann::json extra;
-  const auto scores = classification_scores(y, pred, &P, schema.classes, extra);
-  print_scores(scores, opt.json, extra);
-  if (!opt.json) {
-    io::OutputFile out("-");
-    out.write(confusion_text(y, pred, schema.classes));
-    out.commit();
-  }
+  print_classification_scores(y, pred, &P, schema.classes, opt.json);
 }
 
 // cv fast path: warm starts along the lambda grid. The points that differ only in

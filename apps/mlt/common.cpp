@@ -236,6 +236,8 @@ std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y
           {"r2", metrics::r2(y, prediction)}};
 }
 
+namespace {
+
 std::vector<std::pair<std::string, double>> classification_scores(const Labels& y, const Labels& prediction,
                                                                   const arma::mat* probabilities,
                                                                   const Names& classes, nlohmann::json& extra) {
@@ -259,15 +261,31 @@ std::string confusion_text(const Labels& y, const Labels& prediction, const Name
   std::size_t width = 4;
   for (const auto& k : classes) width = std::max(width, k.size());
   auto pad = [&](const std::string& s) { return s + std::string(width + 2 - std::min(width + 1, s.size()), ' '); };
+  const auto end_line = [&out] {  // no trailing blanks
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  };
   out += pad("");
   for (const auto& k : classes) out += pad(k);
-  out += "\n";
+  end_line();
   for (arma::uword i = 0; i < c.n_rows; ++i) {
     out += pad(classes[i]);
     for (arma::uword j = 0; j < c.n_cols; ++j) out += pad(std::to_string(c(i, j)));
-    out += "\n";
+    end_line();
   }
   return out;
+}
+
+}  // namespace
+
+void print_classification_scores(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
+                                 const Names& classes, bool json) {
+  nlohmann::json extra;
+  print_scores(classification_scores(y, prediction, probabilities, classes, extra), json, extra);
+  if (json) return;
+  io::OutputFile out("-");
+  out.write(confusion_text(y, prediction, classes));
+  out.commit();
 }
 
 void write_model(const std::string& path, io::ModelWriter& writer, const DataSchema& schema,

@@ -88,13 +88,11 @@ Labels class_truth(const io::Table& t, const DataSchema& schema);
 
 // The score lines of `mlt <algo> score`: mse, rmse, mae, r2 ...
 std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y, const arma::mat& prediction);
-// ... and accuracy, balanced_accuracy, f1_macro, log_loss (when probabilities are
-// given), with the confusion matrix (by class name) in `extra` for --json.
-std::vector<std::pair<std::string, double>> classification_scores(const Labels& y, const Labels& prediction,
-                                                                  const arma::mat* probabilities,
-                                                                  const Names& classes, nlohmann::json& extra);
-// The confusion matrix as text, for the non-JSON report.
-std::string confusion_text(const Labels& y, const Labels& prediction, const Names& classes);
+// ... and a classifier's report: accuracy, balanced_accuracy, f1_macro, log_loss (when
+// probabilities are given), then the confusion matrix by class name (as text, or in
+// the JSON object with --json), on standard output.
+void print_classification_scores(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
+                                 const Names& classes, bool json);
 
 // Writes `writer` (after adding schema and provenance) atomically to `path`.
 void write_model(const std::string& path, io::ModelWriter& writer, const DataSchema& schema,

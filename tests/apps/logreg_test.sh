@@ -39,7 +39,7 @@ sys.exit(0 if d < 1e-5 and len(ours) == len(ref) else 1)"
 run "$MLT" logreg score iris.lr "$DATA/iris.csv"
 check "score: accuracy line" grep -q "^accuracy 0.97333" <<<"$out"
 check "score: balanced_accuracy, f1_macro, log_loss" test "$(grep -cE '^(balanced_accuracy|f1_macro|log_loss) ' <<<"$out")" -eq 3
-check "score: confusion matrix with class names" grep -qE "^virginica +0 +1 +49" <<<"$out"
+check "score: confusion matrix with class names" grep -qE "^virginica +0 +1 +49$" <<<"$out"
 run "$MLT" logreg score iris.lr "$DATA/iris.csv" --json
 check "score --json: log_loss" close_to "$(json_get "$out" log_loss)" 0.1295424 1e-5
 check "score --json: confusion matrix" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["confusion_matrix"][1])' "$out")" = "[0, 47, 3]"
