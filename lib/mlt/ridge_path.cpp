@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
@@ -63,10 +64,21 @@ RidgeSpectrum ridge_spectrum(const arma::mat& Z, double lambda_min, const char* 
   return r;
 }
 
-void check_loo_input(const arma::mat& X, const arma::mat& Y, const char* what) {
-  check_fit_input(X, 2);
+// The training data every path needs: at least `min_rows` rows, one target row per
+// row, finite targets.
+void check_input(const arma::mat& X, const arma::mat& Y, arma::uword min_rows, const char* what) {
+  check_fit_input(X, min_rows);
   if (Y.n_rows != X.n_rows || Y.n_cols == 0) throw DataError(std::string(what) + ": targets do not match the data");
   if (!Y.is_finite()) throw DataError("non-finite target value");
+}
+
+// Training and test features as the fits see them: standardized on the training rows
+// with `standardize`, unchanged otherwise.
+std::pair<arma::mat, arma::mat> scaled(bool standardize, const arma::mat& X, const arma::mat& X_test) {
+  if (!standardize) return {X, X_test};
+  Standardizer scaler;
+  scaler.fit(X);
+  return {scaler.transform(X), scaler.transform(X_test)};
 }
 
 // ŷ₋ᵢ = yᵢ - eᵢ / gapᵢ for every row, or nothing when some gap is too small.
@@ -86,20 +98,12 @@ std::vector<arma::mat> ridge_path_predict(const RidgeParams& params, const std::
   for (double l : lambdas)
     if (!(l > 0) || !std::isfinite(l)) throw UsageError("ridge path: every lambda must be > 0");
   if (lambdas.empty()) return {};
-  check_fit_input(X, 1);
-  if (Y.n_rows != X.n_rows || Y.n_cols == 0) throw DataError("ridge path: targets do not match the data");
-  if (!Y.is_finite()) throw DataError("non-finite target value");
+  check_input(X, Y, 1, "ridge path");
   check_n_features(X.n_cols, X_test);
 
   // The training features as Ridge::fit sees them: standardized (then already
   // centred) or centred on their means with an intercept; the test rows likewise.
-  Standardizer scaler;
-  arma::mat Z = X, T = X_test;
-  if (params.standardize) {
-    scaler.fit(X);
-    Z = scaler.transform(X);
-    T = scaler.transform(X_test);
-  }
+  auto [Z, T] = scaled(params.standardize, X, X_test);
   arma::rowvec x_shift(X.n_cols, arma::fill::zeros), y_shift(Y.n_cols, arma::fill::zeros);
   if (params.fit_intercept) {
     if (!params.standardize) x_shift = arma::mean(X, 0);
@@ -138,18 +142,10 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
   if (params.nystrom > 0) throw UsageError("krr path: only exact kernel ridge (no --nystrom)");
   for (double l : lambdas)
     if (!(l >= 0) || !std::isfinite(l)) throw UsageError("krr path: every lambda must be >= 0");
-  check_fit_input(X, 1);
-  if (Y.n_rows != X.n_rows || Y.n_cols == 0) throw DataError("krr path: targets do not match the data");
-  if (!Y.is_finite()) throw DataError("non-finite target value");
+  check_input(X, Y, 1, "krr path");
   check_n_features(X.n_cols, X_test);
   const Kernel kernel(params.kernel, X.n_cols);
-  Standardizer scaler;
-  arma::mat Z = X, T = X_test;
-  if (params.standardize) {
-    scaler.fit(X);
-    Z = scaler.transform(X);
-    T = scaler.transform(X_test);
-  }
+  const auto [Z, T] = scaled(params.standardize, X, X_test);
   arma::vec mu;  // eigenvalues, ascending
   arma::mat Q;   // n x n eigenvectors
   if (!arma::eig_sym(mu, Q, kernel.gram(Z, Z), "dc") && !arma::eig_sym(mu, Q, kernel.gram(Z, Z), "std"))
@@ -180,7 +176,7 @@ std::vector<std::optional<arma::mat>> ridge_loo_predict(const RidgeParams& param
     throw UsageError("ridge leave-one-out: no closed form with standardize (the scaling changes with the row left out)");
   for (double l : lambdas)
     if (!(l >= 0) || !std::isfinite(l)) throw UsageError("ridge leave-one-out: every lambda must be >= 0");
-  check_loo_input(X, Y, "ridge leave-one-out");
+  check_input(X, Y, 2, "ridge leave-one-out");
   const double n = static_cast<double>(X.n_rows);
   arma::mat Z = X, Yc = Y;
   if (params.fit_intercept) {
@@ -224,7 +220,7 @@ std::vector<std::optional<arma::mat>> krr_loo_predict(const KrrParams& params, c
     throw UsageError("krr leave-one-out: no closed form with standardize (the scaling changes with the row left out)");
   for (double l : lambdas)
     if (!(l >= 0) || !std::isfinite(l)) throw UsageError("krr leave-one-out: every lambda must be >= 0");
-  check_loo_input(X, Y, "krr leave-one-out");
+  check_input(X, Y, 2, "krr leave-one-out");
   const Kernel kernel(params.kernel, X.n_cols);
   const arma::mat K = kernel.gram(X, X);
   if (!K.is_finite()) throw DataError("krr leave-one-out: the kernel matrix has non-finite entries");
