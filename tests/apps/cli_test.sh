@@ -124,6 +124,11 @@ tr ',' '\t' < iris.csv > iris.tsv
 expect_status 0 "TSV detected" "$MLT" pca fit iris.tsv --ignore species -o tsv.pca
 expect_error 65 "only 1 column found: wrong --delimiter\?" "TSV with --delimiter ," \
   "$MLT" pca fit iris.tsv --delimiter , -o m
+expect_error 2 "--delimiter: expected , ; or tab, not \"x\"" "--delimiter x" "$MLT" pca fit iris.tsv --delimiter x -o m
+run "$MLT" pca fit iris.tsv --ignore species --delimiter tab -o m-tab -q
+check "--delimiter tab reads the TSV" test "$rc" -eq 0
+run "$MLT" pca fit --help
+check "--delimiter help names tab, not a tab character" grep -q -- "--delimiter TEXT:{, ; tab}" <<<"$out"
 
 # Locale does not change numbers read or written.
 if locale -a 2>/dev/null | grep -qi '^de_DE'; then
