@@ -51,6 +51,13 @@ TEST_CASE("ridge path = Ridge::fit for every lambda (intercept, standardize, p >
   mlt::RidgeParams p;
   CHECK_THROWS_AS(mlt::ridge_path_predict(p, {0.0, 1.0}, random_mat(5, 2, 1), random_mat(5, 1, 2), random_mat(1, 2, 3)),
                   mlt::UsageError);
+  // Finite data whose squares overflow: a clear error (the shared input check), not NaN.
+  arma::mat huge = random_mat(6, 2, 4);
+  huge.col(0) *= 1e200;
+  CHECK_THROWS_WITH_AS(mlt::ridge_path_predict(p, {1.0}, huge, random_mat(6, 1, 5), random_mat(1, 2, 6)),
+                       doctest::Contains("overflow"), mlt::DataError);
+  CHECK_THROWS_WITH_AS(mlt::ridge_loo_predict(p, {1.0}, huge, random_mat(6, 1, 5)), doctest::Contains("overflow"),
+                       mlt::DataError);
 }
 
 TEST_CASE("ridge path on nearly collinear features: the SVD, as Ridge::fit, where the Gram matrix would lose digits") {
