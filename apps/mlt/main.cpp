@@ -1,7 +1,5 @@
 // mlt: classical machine learning on CSV files. main() only wires the subcommands,
 // picks the BLAS kernel, and turns exceptions into one-line messages and exit codes.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -15,20 +13,6 @@
 #include "mlt/io/file.hpp"
 
 namespace {
-
-// OpenBLAS reads OPENBLAS_CORETYPE once, when the library loads, so a better kernel
-// than its fallback for an unrecognised processor can only be chosen by running
-// again with the variable set. Done at most once (MLT_BLAS_REEXEC guards the loop);
-// on any failure we carry on with the kernel we have.
-void rerun_on_better_blas_kernel(char** argv) {
-  if (std::getenv("MLT_BLAS_REEXEC")) return;
-  const std::string core = mlt::better_blas_core();
-  if (core.empty()) return;
-  setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
-  setenv("MLT_BLAS_REEXEC", "1", 1);
-  execv("/proc/self/exe", argv);
-  unsetenv("OPENBLAS_CORETYPE");  // exec failed: stay as we are
-}
 
 // The subcommand path ("pca fit") for messages.
 std::string command_name(const CLI::App& app) {
@@ -46,7 +30,7 @@ std::string command_name(const CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  rerun_on_better_blas_kernel(argv);
+  mlt::rerun_on_better_blas_kernel(argv);
   mlt::io::install_cleanup_handlers();
   mlt::app::set_command_line(argc, argv);
 

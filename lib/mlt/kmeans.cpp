@@ -57,35 +57,6 @@ using arma::uword;
 
 // ---------------------------------------------------------------- threads and chunks
 
-// Runs task(c) for c in [0, n_tasks) on up to thread_count() threads. Which thread runs
-// which task does not matter: every task writes only its own slot.
-template <typename Task>
-void run_tasks(std::size_t n_tasks, const Task& task) {
-  const std::size_t n_threads = std::min<std::size_t>(thread_count(), n_tasks);
-  BlasSingleThreaded blas;
-  if (n_threads <= 1) {
-    for (std::size_t c = 0; c < n_tasks; ++c) task(c);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      for (std::size_t c; (c = next.fetch_add(1)) < n_tasks;) task(c);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next = n_tasks;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
 // Row ranges: chunks (units of work and of partial sums) made of GEMM blocks.
 struct Chunking {
   uword n = 0, block = 0, n_chunks = 0;
@@ -171,7 +142,7 @@ Points make_points(const arma::mat& X, const arma::rowvec& shift, const arma::ro
   const bool shifted = !shift.is_empty(), scaled = !scale.is_empty();
   constexpr uword tile = 256;
   const std::size_t n_tiles = (n + tile - 1) / tile;
-  run_tasks(n_tiles, [&](std::size_t t) {
+  parallel_for(n_tiles, [&](std::size_t t) {
     const uword r0 = t * tile, r1 = std::min(n, r0 + tile);
     for (uword j = 0; j < p; ++j) {
       const double* col = X.colptr(j);
@@ -461,7 +432,7 @@ AssignResult assign_pass(const Points& P, const Centres& C, const Chunking& ch, 
                          bool with_sums) {
   const uword k = C.k(), p = P.p();
   std::vector<AssignChunk> parts(ch.n_chunks);
-  run_tasks(ch.n_chunks, [&](std::size_t c) {
+  parallel_for(ch.n_chunks, [&](std::size_t c) {
     AssignChunk& part = parts[c];
     part.counts.zeros(k);
     if (with_sums) part.sums.zeros(p, k);
@@ -505,7 +476,7 @@ void cluster_sums(const Points& P, const Chunking& ch, const uword* labels, uwor
   const uword p = P.p();
   std::vector<arma::mat> part_sums(ch.n_chunks);
   std::vector<arma::uvec> part_counts(ch.n_chunks);
-  run_tasks(ch.n_chunks, [&](std::size_t c) {
+  parallel_for(ch.n_chunks, [&](std::size_t c) {
     part_sums[c].zeros(p, k);
     part_counts[c].zeros(k);
     for (uword i = ch.begin(c); i < ch.end(c); ++i) {
@@ -579,7 +550,7 @@ void candidate_distances(const Points& P, const Chunking& ch, const arma::mat& c
   const uword T = C.k(), p = P.p();
   D.set_size(T, P.n());
   chunk_potential.zeros(T, ch.n_chunks);
-  run_tasks(ch.n_chunks, [&](std::size_t c) {
+  parallel_for(ch.n_chunks, [&](std::size_t c) {
     double* panel = scratch(screen_panel_size(C, ch.block));
     for (uword r0 = ch.begin(c); r0 < ch.end(c); r0 += ch.block) {
       const uword m = std::min(ch.block, ch.end(c) - r0);
@@ -656,7 +627,7 @@ arma::uvec seed_kmeanspp(const Points& P, const Chunking& ch, uword k, uword tri
     const uword best = potential.index_min();       // first of equal minima
     rows[l] = cand_rows[best];
     chunk_sum = pot.row(best).t();
-    run_tasks(ch.n_chunks, [&](std::size_t c) {
+    parallel_for(ch.n_chunks, [&](std::size_t c) {
       for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(best, i));
     });
   }
@@ -674,7 +645,7 @@ arma::mat seed_farthest(const Points& P, const Chunking& ch, uword k, Random& rn
     const uword far = closest.index_max();  // first of equal maxima
     Ct.col(l) = P.Xt.col(far);
     candidate_distances(P, ch, Ct.col(l), nullptr, D, pot);
-    run_tasks(ch.n_chunks, [&](std::size_t c) {
+    parallel_for(ch.n_chunks, [&](std::size_t c) {
       for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(0, i));
     });
   }
@@ -783,7 +754,7 @@ arma::mat all_distances(const Points& P, const arma::mat& Ct) {
   const uword n = P.n(), k = Ct.n_cols, p = P.p();
   arma::mat D(n, k);
   constexpr uword tile = 1024;
-  run_tasks((n + tile - 1) / tile, [&](std::size_t t) {
+  parallel_for((n + tile - 1) / tile, [&](std::size_t t) {
     for (uword i = t * tile; i < std::min(n, (t + 1) * tile); ++i)
       for (uword l = 0; l < k; ++l) D(i, l) = std::sqrt(sq_dist(P.Xt.colptr(i), Ct.colptr(l), p));
   });
@@ -1095,7 +1066,7 @@ double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exac
   constexpr uword block = 256;
   const std::size_t n_blocks = (m + block - 1) / block;
   std::vector<double> block_sum(n_blocks, 0.0);
-  run_tasks(n_blocks, [&](std::size_t b) {
+  parallel_for(n_blocks, [&](std::size_t b) {
     const uword r0 = b * block, r1 = std::min(m, r0 + block), B = r1 - r0;
     // G (m x B) = Xᵀ_all · X_block, then distances ‖x‖² + ‖y‖² − 2x·y, clamped at 0.
     arma::mat G(m, B);

@@ -1,5 +1,7 @@
 #include "mlt/core/parallel.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
@@ -58,6 +60,17 @@ std::string better_blas_core() {
   if (avx512) return "SkylakeX";
   if (avx2) return "Haswell";
   return "";
+}
+
+void rerun_on_better_blas_kernel(char** argv) {
+  if (std::getenv("MLT_BLAS_REEXEC")) return;
+  const std::string core = better_blas_core();
+  if (core.empty()) return;
+  setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  setenv("MLT_BLAS_REEXEC", "1", 1);
+  execv("/proc/self/exe", argv);
+  unsetenv("OPENBLAS_CORETYPE");  // exec failed: stay as we are
+  unsetenv("MLT_BLAS_REEXEC");
 }
 
 }  // namespace mlt

@@ -3,7 +3,14 @@
 // calls BLAS single-threaded work only, so the cores are never oversubscribed.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace mlt {
 
@@ -54,10 +61,52 @@ class BlasSingleThreaded {
   unsigned saved_;
 };
 
+// The one parallel loop of mlt: task(t) for t in [0, n_tasks) on up to
+// thread_count() threads, BLAS single-threaded meanwhile (one owner per core).
+// Tasks are handed out in order; which thread runs which does not matter because
+// every task writes only its own slot, and partial results are combined afterwards
+// in task order. That is the determinism rule for all of mlt: results do not depend
+// on --threads. The first exception (in task order of discovery) is rethrown after
+// every thread has stopped.
+template <typename Task>
+void parallel_for(std::size_t n_tasks, const Task& task) {
+  const std::size_t n_threads = std::min<std::size_t>(thread_count(), n_tasks);
+  BlasSingleThreaded blas;
+  if (n_threads <= 1) {
+    for (std::size_t t = 0; t < n_tasks; ++t) task(t);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    try {
+      for (std::size_t t; (t = next.fetch_add(1)) < n_tasks;) task(t);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = n_tasks;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < n_threads; ++i) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
 // OpenBLAS's build, the processor kernel it runs, and its thread count.
 std::string blas_description();
 // The OPENBLAS_CORETYPE to run on instead of the generic core OpenBLAS chose for this
 // processor, or "" when its choice is already right (or was the user's).
 std::string better_blas_core();
+
+// OpenBLAS reads OPENBLAS_CORETYPE once, when the library loads, so a better kernel
+// than its fallback for an unrecognised processor can only be chosen by running the
+// program again with the variable set: call this first thing in main() (mlt's and
+// the unit tests', so the tests run the kernel users get). Done at most once
+// (MLT_BLAS_REEXEC guards the loop); on any failure it returns and the program
+// carries on with the kernel it has.
+void rerun_on_better_blas_kernel(char** argv);
 
 }  // namespace mlt
