@@ -3,16 +3,17 @@
 #include <cmath>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/rowwise.hpp"
 
 namespace mlt {
 namespace {
 
-// ||a_i - b_j||² = ||a_i||² + ||b_j||² - 2 a_i·b_j, one GEMM; clamped at 0 because
+// ||a_i - b_j||² = ||a_i||² + ||b_j||² - 2 a_i·b_j; clamped at 0 because
 // cancellation can leave tiny negatives for (near-)identical points.
 arma::mat squared_distances(const arma::mat& A, const arma::mat& B) {
-  arma::mat D = -2.0 * (A * B.t());
-  D.each_col() += arma::sum(arma::square(A), 1);
-  D.each_row() += arma::sum(arma::square(B), 1).t();
+  arma::mat D = -2.0 * rowwise::inner_products(A, B);
+  D.each_col() += rowwise::squared_norms(A);
+  D.each_row() += rowwise::squared_norms(B).t();
   D.clean(0);  // no effect on values; keeps -0.0 out
   return arma::clamp(D, 0.0, arma::datum::inf);
 }
@@ -69,9 +70,9 @@ arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
   if (A.n_cols != B.n_cols) throw Error("internal: kernel of different widths", kExitSoftware);
   switch (params_.type) {
     case KernelType::linear:
-      return A * B.t();
+      return rowwise::inner_products(A, B);
     case KernelType::poly:
-      return arma::pow(gamma_ * (A * B.t()) + params_.coef0, params_.degree);
+      return arma::pow(gamma_ * rowwise::inner_products(A, B) + params_.coef0, params_.degree);
     case KernelType::rbf:
       return arma::exp(-gamma_ * squared_distances(A, B));
     case KernelType::laplacian:
@@ -79,13 +80,13 @@ arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
     case KernelType::exponential:
       return arma::exp(-gamma_ * arma::sqrt(squared_distances(A, B)));
     case KernelType::sigmoid:
-      return arma::tanh(gamma_ * (A * B.t()) + params_.coef0);
+      return arma::tanh(gamma_ * rowwise::inner_products(A, B) + params_.coef0);
   }
   return {};
 }
 
 arma::vec Kernel::diagonal(const arma::mat& A) const {
-  const arma::vec sq = arma::sum(arma::square(A), 1);
+  const arma::vec sq = rowwise::squared_norms(A);
   switch (params_.type) {
     case KernelType::linear: return sq;
     case KernelType::poly: return arma::pow(gamma_ * sq + params_.coef0, params_.degree);

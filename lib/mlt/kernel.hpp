@@ -7,8 +7,10 @@
 //   laplacian    exp(-gamma ||x - x'||₁)          (scikit-learn's laplacian_kernel)
 //   exponential  exp(-||x - x'||₂ / sigma)        (the notes' "Laplacian" kernel)
 //   sigmoid      tanh(gamma <x, x'> + coef0)
-// Gram blocks are computed through BLAS (inner products and squared norms), never
-// by a loop over pairs, except the l1 distance that BLAS cannot express.
+// Gram blocks are computed from row-wise inner products and squared norms
+// (mlt/core/rowwise.hpp): k(a_i, b_j) is the same bits whatever else is in A or B,
+// so kernel predictions do not depend on how rows are batched. The l1 distance is a
+// plain loop over pairs (no product expresses it).
 #pragma once
 
 #include <string>
@@ -38,7 +40,8 @@ class Kernel {
   // the parameters (UsageError).
   Kernel(const KernelParams& params, std::size_t n_features);
 
-  // K(i, j) = k(A.row(i), B.row(j)); A: m x p, B: n x p -> m x n.
+  // K(i, j) = k(A.row(i), B.row(j)); A: m x p, B: n x p -> m x n. Entry (i, j)
+  // depends only on rows i and j (exactly symmetric when A is B).
   arma::mat gram(const arma::mat& A, const arma::mat& B) const;
   // Diagonal of gram(A, A), without the off-diagonal work.
   arma::vec diagonal(const arma::mat& A) const;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/rowwise.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
@@ -287,7 +288,7 @@ arma::mat Krr::predict(const arma::mat& X) const {
   for (arma::uword r0 = 0; r0 < m; r0 += br) {
     const arma::uword r1 = std::min(m, r0 + br) - 1;
     const arma::mat B = params_.standardize ? scaler_.transform(X.rows(r0, r1)) : arma::mat(X.rows(r0, r1));
-    P.rows(r0, r1) = kernel_.gram(B, basis_) * coef_;
+    P.rows(r0, r1) = rowwise::product(kernel_.gram(B, basis_), coef_);
   }
   return P;
 }

@@ -39,6 +39,7 @@
 #include <sstream>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/rowwise.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/validate.hpp"
 
@@ -499,14 +500,14 @@ arma::mat LogReg::decision_function(const arma::mat& X) const {
   const arma::mat& Xw = params_.standardize ? Xs : X;
   arma::mat S;
   if (!params_.kernelized) {
-    S = Xw * coef_.t();
+    S = rowwise::inner_products(Xw, coef_);
   } else {
     // Kernel blocks of at most `block` test rows, never the whole m x n_train matrix.
     S.set_size(Xw.n_rows, dual_coef_.n_cols);
     const arma::uword block = std::max<arma::uword>(1, (1u << 22) / std::max<arma::uword>(1, train_.n_rows));
     for (arma::uword r = 0; r < Xw.n_rows; r += block) {
       const arma::uword last = std::min<arma::uword>(Xw.n_rows, r + block) - 1;
-      S.rows(r, last) = kernel_.gram(Xw.rows(r, last), train_) * dual_coef_;
+      S.rows(r, last) = rowwise::product(kernel_.gram(Xw.rows(r, last), train_), dual_coef_);
     }
   }
   S.each_row() += intercept_.t();

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
 
 namespace mlt {
@@ -137,7 +138,7 @@ arma::mat Pca::centred(const arma::mat& X) const {
 arma::mat Pca::transform(const arma::mat& X) const {
   require_fitted();
   check_n_features(n_features(), X);
-  arma::mat Z = centred(X) * components_.t();
+  arma::mat Z = rowwise::inner_products(centred(X), components_);
   if (params_.whiten) {
     for (arma::uword j = 0; j < Z.n_cols; ++j)
       if (explained_variance_[j] > 0) Z.col(j) /= std::sqrt(explained_variance_[j]);
@@ -155,7 +156,7 @@ arma::mat Pca::inverse_transform(const arma::mat& Z) const {
     for (arma::uword j = 0; j < W.n_cols; ++j)
       if (explained_variance_[j] > 0) W.col(j) *= std::sqrt(explained_variance_[j]);
   }
-  arma::mat X = W * components_;
+  arma::mat X = rowwise::product(W, components_);
   X.each_row() += mean_;
   return params_.standardize ? scaler_.inverse_transform(X) : X;
 }

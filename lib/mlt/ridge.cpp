@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/rowwise.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/metrics.hpp"
@@ -228,7 +229,7 @@ void Ridge::require_fitted() const {
 arma::mat Ridge::predict(const arma::mat& X) const {
   require_fitted();
   check_n_features(n_features(), X);
-  arma::mat P = (params_.standardize ? scaler_.transform(X) : X) * coef_;
+  arma::mat P = rowwise::product(params_.standardize ? scaler_.transform(X) : X, coef_);
   P.each_row() += intercept_;
   return P;
 }
