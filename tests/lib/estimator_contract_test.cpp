@@ -165,3 +165,64 @@ TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, m
     CHECK(mlt::test::error_message([&] { C::fit(e, bad); }, mlt::kExitDataError) == "non-finite value in the data");
   }
 }
+
+// Row independence holds by construction (mlt/core/rowwise.hpp), so it is checked
+// exactly for every kernel and variant, not only for the contract's configuration:
+// reversed rows, two chunks, and one row at a time give the same bits as the batch.
+namespace {
+template <typename Apply>
+void check_rows_independent(const Apply& apply, const arma::mat& T) {
+  const arma::mat whole = apply(T);
+  const arma::uvec reversed = arma::regspace<arma::uvec>(T.n_rows - 1, 0);
+  CHECK(arma::approx_equal(apply(T.rows(reversed)), whole.rows(reversed), "absdiff", 0.0));
+  CHECK(arma::approx_equal(arma::join_cols(apply(T.rows(0, 16)), apply(T.rows(17, T.n_rows - 1))), whole, "absdiff",
+                           0.0));
+  for (arma::uword i : {0u, 5u, 16u, 17u})
+    CHECK(arma::approx_equal(apply(T.rows(i, i)), whole.rows(i, i), "absdiff", 0.0));
+}
+}  // namespace
+
+TEST_CASE("rows are independent for every kernel and variant, exactly") {
+  const arma::mat X = sample_features(80, 4, 3), T = sample_features(41, 4, 4);
+  for (auto type : {mlt::KernelType::linear, mlt::KernelType::poly, mlt::KernelType::rbf, mlt::KernelType::laplacian,
+                    mlt::KernelType::exponential, mlt::KernelType::sigmoid}) {
+    CAPTURE(mlt::kernel_type_name(type));
+    for (std::size_t nystrom : {std::size_t(0), std::size_t(20)}) {
+      if (nystrom && type == mlt::KernelType::sigmoid) continue;  // refused: not positive definite
+      CAPTURE(nystrom);
+      mlt::KrrParams p;
+      p.kernel.type = type;
+      p.kernel.degree = 2;
+      p.nystrom = nystrom;
+      p.standardize = true;
+      mlt::Krr krr(p);
+      krr.fit(X, regression_target(X));
+      check_rows_independent([&](const arma::mat& A) { return krr.predict(A); }, T);
+    }
+    mlt::LogRegParams lp;
+    lp.kernel.type = type;
+    lp.kernelized = true;
+    lp.kernel.degree = 2;
+    mlt::LogReg lr(lp);
+    if (type != mlt::KernelType::sigmoid) {
+      lr.fit(X, class_target(X), 3);
+      check_rows_independent([&](const arma::mat& A) { return lr.predict_proba(A); }, T);
+    }
+    mlt::KnnParams kp;
+    kp.k = 5;
+    kp.weights = mlt::KnnWeights::distance;
+    kp.kernel = mlt::KernelParams{};
+    kp.kernel->type = type;
+    kp.kernel->degree = 2;
+    mlt::Knn knn(kp);
+    knn.fit(X, class_target(X), 3);
+    check_rows_independent([&](const arma::mat& A) { return knn.predict_proba(A); }, T);
+  }
+  mlt::PcaParams pp;
+  pp.n_components = 3;
+  pp.whiten = true;
+  mlt::Pca pca(pp);
+  pca.fit(X);
+  check_rows_independent([&](const arma::mat& A) { return pca.transform(A); }, T);
+  check_rows_independent([&](const arma::mat& A) { return pca.inverse_transform(A.cols(0, 2)); }, T);
+}
