@@ -30,7 +30,7 @@
 #include <cstdio>
 #include <limits>
 #include <sstream>
-#include <thread>
+#include <algorithm>
 #include <vector>
 
 #include "mlt/core/error.hpp"
@@ -41,11 +41,6 @@
 #include "mlt/kmeans.hpp"
 #include "mlt/metrics.hpp"
 #include "mlt/spd.hpp"
-
-extern "C" {
-void openblas_set_num_threads(int);
-int openblas_get_num_threads(void);
-}
 
 namespace mlt {
 namespace {
@@ -210,52 +205,36 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
   const auto m_int = static_cast<blas_size>(M);
 
   // ΦᵀΦ (upper triangle) and ΦᵀY over blocks of rows; P = Φ_bᵀ = L⁻¹ K_Mb (M x b).
-  // The blocks are shared out among our threads (block i to thread i mod T), each
-  // with its own accumulators and single-threaded BLAS, so the kernel evaluation
-  // (exp, not BLAS) uses every core too; partial sums are added in thread order, so
-  // the result depends on the thread count only through rounding.
+  // Block i is added into accumulator group i mod G, each group one parallel task
+  // with single-threaded BLAS (so the kernel evaluation, exp and not BLAS, uses every
+  // core too), and the groups are summed in group order. G depends on M alone (as
+  // many as fit in 128 MiB, at most 8), never on the thread count: the model is the
+  // same bits for every --threads.
   const arma::uword br = block_rows(M);
   const arma::uword n_blocks = (n + br - 1) / br;
-  const unsigned T = static_cast<unsigned>(std::min<arma::uword>(thread_count(), n_blocks));
-  std::vector<arma::mat> As(T), Rs(T);
-  std::vector<std::exception_ptr> errors(T);
-  auto work = [&](unsigned id) {
-    try {
-      arma::mat& Ap = As[id];
-      arma::mat& Rp = Rs[id];
-      Ap.zeros(M, M);
-      Rp.zeros(M, t);
-      for (arma::uword blk = id; blk < n_blocks; blk += T) {
-        const arma::uword r0 = blk * br, r1 = std::min(n, r0 + br) - 1;
-        const auto b = static_cast<blas_size>(r1 - r0 + 1);
-        arma::mat P = kernel_.gram(Z, Xs.rows(r0, r1));
-        cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, m_int, b, 1.0,
-                    Linv.memptr(), m_int, P.memptr(), m_int);
-        cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, m_int, b, 1.0, P.memptr(), m_int, 1.0,
-                    Ap.memptr(), m_int);
-        Rp += P * Y.rows(r0, r1);
-      }
-    } catch (...) {
-      errors[id] = std::current_exception();
+  const double group_bytes = 8.0 * static_cast<double>(M) * static_cast<double>(M + t);
+  const auto n_groups = static_cast<arma::uword>(
+      std::clamp(std::floor(128.0 * 1024 * 1024 / group_bytes), 1.0, static_cast<double>(std::min<arma::uword>(8, n_blocks))));
+  std::vector<arma::mat> As(n_groups), Rs(n_groups);
+  parallel_for(n_groups, [&](std::size_t g) {
+    arma::mat& Ap = As[g];
+    arma::mat& Rp = Rs[g];
+    Ap.zeros(M, M);
+    Rp.zeros(M, t);
+    for (arma::uword blk = g; blk < n_blocks; blk += n_groups) {
+      const arma::uword r0 = blk * br, r1 = std::min(n, r0 + br) - 1;
+      const auto b = static_cast<blas_size>(r1 - r0 + 1);
+      arma::mat P = kernel_.gram(Z, Xs.rows(r0, r1));
+      cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, m_int, b, 1.0, Linv.memptr(),
+                  m_int, P.memptr(), m_int);
+      cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, m_int, b, 1.0, P.memptr(), m_int, 1.0, Ap.memptr(), m_int);
+      Rp += P * Y.rows(r0, r1);
     }
-  };
-  if (T <= 1) {
-    work(0);
-  } else {
-    const int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);  // one owner per core: our threads, not BLAS's
-    std::vector<std::thread> pool;
-    for (unsigned id = 1; id < T; ++id) pool.emplace_back(work, id);
-    work(0);
-    for (auto& th : pool) th.join();
-    openblas_set_num_threads(blas_threads);
-  }
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
   arma::mat A = std::move(As[0]), R = std::move(Rs[0]);
-  for (unsigned id = 1; id < T; ++id) {
-    A += As[id];
-    R += Rs[id];
+  for (arma::uword g = 1; g < n_groups; ++g) {
+    A += As[g];
+    R += Rs[g];
   }
   As.clear();
   Rs.clear();

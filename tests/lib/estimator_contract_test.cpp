@@ -3,6 +3,7 @@
 // and apply it) and add the type to the TEST_CASE_TEMPLATE lists below.
 #include <doctest/doctest.h>
 
+#include "mlt/core/parallel.hpp"
 #include "mlt/kmeans.hpp"
 #include "mlt/knn.hpp"
 #include "mlt/krr.hpp"
@@ -135,6 +136,18 @@ TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, m
     C::fit(b, X);
     CHECK(saved(a) == saved(b));
   }
+  SUBCASE("the model does not depend on the thread count (the rule of mlt/core/parallel.hpp)") {
+    std::vector<std::string> models;
+    for (unsigned threads : {1u, 2u, 3u}) {
+      mlt::set_thread_count(threads);
+      E e = C::make();
+      C::fit(e, X);
+      models.push_back(saved(e));
+    }
+    mlt::set_thread_count(0);
+    CHECK(models[0] == models[1]);
+    CHECK(models[0] == models[2]);
+  }
   SUBCASE("save and load give identical results") {
     E e = C::make();
     C::fit(e, X);
@@ -225,4 +238,23 @@ TEST_CASE("rows are independent for every kernel and variant, exactly") {
   pca.fit(X);
   check_rows_independent([&](const arma::mat& A) { return pca.transform(A); }, T);
   check_rows_independent([&](const arma::mat& A) { return pca.inverse_transform(A.cols(0, 2)); }, T);
+}
+
+TEST_CASE("Nyström krr: the same model for every thread count, over several row blocks") {
+  // 70,000 rows are two blocks of the accumulation (mlt/krr.cpp), so the blocks'
+  // partial sums are combined; they must be combined the same way for any --threads.
+  const arma::mat X = sample_features(70000, 3, 5);
+  mlt::KrrParams p;
+  p.nystrom = 8;
+  p.lambda = 0.1;
+  std::vector<std::string> models;
+  for (unsigned threads : {1u, 2u, 3u}) {
+    mlt::set_thread_count(threads);
+    mlt::Krr krr(p);
+    krr.fit(X, regression_target(X));
+    models.push_back(saved(krr));
+  }
+  mlt::set_thread_count(0);
+  CHECK(models[0] == models[1]);
+  CHECK(models[0] == models[2]);
 }

@@ -61,37 +61,53 @@ class BlasSingleThreaded {
   unsigned saved_;
 };
 
-// The one parallel loop of mlt: task(t) for t in [0, n_tasks) on up to
-// thread_count() threads, BLAS single-threaded meanwhile (one owner per core).
-// Tasks are handed out in order; which thread runs which does not matter because
-// every task writes only its own slot, and partial results are combined afterwards
-// in task order. That is the determinism rule for all of mlt: results do not depend
-// on --threads. The first exception (in task order of discovery) is rethrown after
-// every thread has stopped.
+// The one parallel loop of mlt: task(t) for t in [0, n_tasks) on up to `workers`
+// threads (0: thread_count()), BLAS single-threaded meanwhile (one owner per core).
+// Each worker runs under a ThreadShare of the cores divided among the workers, so a
+// parallel loop inside a task stays within its share.
+//
+// The determinism rule, for all of mlt: results do not depend on --threads. Tasks
+// are handed out in index order and which thread runs which does not matter,
+// because every task writes only its own slot and partial results are combined
+// afterwards in task order (never in thread order). Errors too: after a failure no
+// further task starts, every task below it has started and runs to its end, and the
+// failure of the lowest index is rethrown: the one a serial loop would have met.
 template <typename Task>
-void parallel_for(std::size_t n_tasks, const Task& task) {
-  const std::size_t n_threads = std::min<std::size_t>(thread_count(), n_tasks);
+void parallel_for(std::size_t n_tasks, const Task& task, unsigned workers = 0) {
+  const unsigned threads = thread_count();
+  const std::size_t n_workers = std::min<std::size_t>(workers ? std::min(workers, threads) : threads, n_tasks);
   BlasSingleThreaded blas;
-  if (n_threads <= 1) {
+  if (n_workers <= 1) {
     for (std::size_t t = 0; t < n_tasks; ++t) task(t);
     return;
   }
   std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::size_t error_index = n_tasks;
   std::exception_ptr error;
   std::mutex error_mutex;
+  const unsigned share = std::max<unsigned>(1, threads / static_cast<unsigned>(n_workers));
   auto worker = [&] {
-    try {
-      for (std::size_t t; (t = next.fetch_add(1)) < n_tasks;) task(t);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next = n_tasks;
+    ThreadShare scope(share);
+    while (!failed.load()) {
+      const std::size_t t = next.fetch_add(1);
+      if (t >= n_tasks) break;
+      try {
+        task(t);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (t < error_index) {
+          error_index = t;
+          error = std::current_exception();
+        }
+        failed.store(true);
+      }
     }
   };
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < n_threads; ++i) threads.emplace_back(worker);
+  std::vector<std::thread> pool;
+  for (std::size_t i = 1; i < n_workers; ++i) pool.emplace_back(worker);
   worker();
-  for (auto& t : threads) t.join();
+  for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);
 }
 

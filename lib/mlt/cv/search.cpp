@@ -6,7 +6,6 @@
 #include <exception>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
@@ -16,55 +15,22 @@ namespace mlt::cv {
 
 void run_tasks(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& task,
                const Progress& progress) {
-  const unsigned threads = thread_count();
-  if (jobs == 0) jobs = threads;  // the default: one job per thread
-  jobs = static_cast<unsigned>(std::min<std::size_t>({std::max(1u, jobs), threads, std::max<std::size_t>(n, 1)}));
+  // Every fit runs OpenBLAS single-threaded (parallel_for sees to it), whatever the
+  // number of jobs: its threaded gemv and eigensolvers split their sums by thread
+  // count, so the last digits of a fit on tens of thousands of rows would otherwise
+  // change with --jobs. The cores go to concurrent jobs instead, each with its share
+  // for the algorithms' own threads, which are deterministic by construction.
   std::mutex mutex;
   std::size_t done = 0;
-  const auto finished = [&] {
-    if (!progress) return;
-    std::lock_guard<std::mutex> lock(mutex);
-    progress(++done, n);
-  };
-  // Every fit runs OpenBLAS single-threaded, whatever the number of jobs: its threaded
-  // gemv and eigensolvers split their sums by thread count, so the last digits of a
-  // fit on tens of thousands of rows would otherwise change with --jobs. The cores
-  // go to concurrent jobs instead (and to the algorithms' own threads, which are
-  // deterministic by construction).
-  const BlasSingleThreaded blas;
-  if (jobs <= 1) {
-    for (std::size_t i = 0; i < n; ++i) {
-      task(i);
-      finished();
-    }
-    return;
-  }
-
-  const unsigned share = std::max(1u, threads / jobs);
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::vector<std::exception_ptr> errors(n);
-  const auto worker = [&] {
-    ThreadShare scope(share);
-    while (!failed.load()) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= n) break;
-      try {
+  parallel_for(
+      n,
+      [&](std::size_t i) {
         task(i);
-        finished();
-      } catch (...) {
-        errors[i] = std::current_exception();
-        failed.store(true);
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  // Every task below a failing one was started (indices are handed out in order), so
-  // the lowest failure is the one jobs = 1 would have met first.
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+        if (!progress) return;
+        std::lock_guard<std::mutex> lock(mutex);
+        progress(++done, n);
+      },
+      jobs);
 }
 
 std::size_t best_index(const std::vector<PointResult>& results, bool higher_is_better) {

@@ -27,7 +27,6 @@
 #include <future>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 #include "mlt/core/error.hpp"
@@ -700,10 +699,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
           errors[r] = err;
         }
       };
-      std::vector<std::thread> pool;
-      for (std::size_t r = 1; r < n_ranges; ++r) pool.emplace_back(work, r);
-      work(0);
-      for (auto& th : pool) th.join();
+      parallel_for(n_ranges, work, static_cast<unsigned>(n_ranges));
       for (std::size_t r = 0; r < n_ranges; ++r) {
         if (errors[r]) raise_at(source, line_no + errors[r]->line, *errors[r]);
         for (auto& l : part[r].lines) l += line_no;

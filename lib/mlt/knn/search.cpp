@@ -47,7 +47,6 @@
 #include <exception>
 #include <limits>
 #include <mutex>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -117,45 +116,6 @@ double key_of(Metric m, const double* q, const double* x, arma::uword p) {
 
 // Runs f(begin, end) over [0, n) in chunks on mlt's threads. Each chunk writes only
 // its own rows, so the result does not depend on the schedule.
-template <typename F>
-void for_each_chunk(arma::uword n, arma::uword chunk, F&& f) {
-  const arma::uword n_chunks = (n + chunk - 1) / chunk;
-  const unsigned threads = static_cast<unsigned>(std::min<arma::uword>(thread_count(), n_chunks));
-  std::atomic<arma::uword> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    try {
-      for (arma::uword c; (c = next++) < n_chunks;) f(c * chunk, std::min(n, (c + 1) * chunk));
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
-// While our threads each call BLAS, BLAS itself runs single-threaded (nesting its
-// threads inside ours oversubscribes the cores: PERFORMANCE.md).
-class SingleThreadedBlas {
- public:
-  explicit SingleThreadedBlas(bool active) : saved_(active ? openblas_get_num_threads() : 0) {
-    if (saved_ > 1) openblas_set_num_threads(1);
-  }
-  ~SingleThreadedBlas() {
-    if (saved_ > 1) openblas_set_num_threads(saved_);
-  }
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  int saved_;
-};
-
 }  // namespace
 
 Metric parse_metric(const std::string& name) {
@@ -261,14 +221,13 @@ Neighbors SearchIndex::search(const arma::mat& queries, std::size_t k) const {
   // Brute force through BLAS takes the queries grouped by their nearest reference
   // block, so that a block of queries lies in one region and can skip distant blocks.
   const arma::uvec order = gemm ? query_order(Qt) : arma::uvec();
-  {
-    SingleThreadedBlas guard(gemm && thread_count() > 1);
-    for_each_chunk(m, algorithm_ == Algorithm::kdtree ? kTreeChunk : kQueryBlock, [&](arma::uword q0, arma::uword q1) {
-      if (algorithm_ == Algorithm::kdtree) search_tree(Qt, k, q0, q1, out);
-      else if (gemm) search_brute_gemm(Qt, order.subvec(q0, q1 - 1), k, out);
-      else search_brute_direct(Qt, k, q0, q1, out);
-    });
-  }
+  const arma::uword chunk = algorithm_ == Algorithm::kdtree ? kTreeChunk : kQueryBlock;
+  parallel_for((m + chunk - 1) / chunk, [&](std::size_t c) {
+    const arma::uword q0 = c * chunk, q1 = std::min<arma::uword>(m, q0 + chunk);
+    if (algorithm_ == Algorithm::kdtree) search_tree(Qt, k, q0, q1, out);
+    else if (gemm) search_brute_gemm(Qt, order.subvec(q0, q1 - 1), k, out);
+    else search_brute_direct(Qt, k, q0, q1, out);
+  });
   if (metric_ == Metric::euclidean) out.distance = arma::sqrt(out.distance);
   return out;
 }
