@@ -1,9 +1,13 @@
 // mlt: classical machine learning on CSV files. main() only wires the subcommands,
 // picks the BLAS kernel, and turns exceptions into one-line messages and exit codes.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -13,6 +17,87 @@
 #include "mlt/io/file.hpp"
 
 namespace {
+
+// The words before the first flag name a command and a verb ("pca fit"); a word
+// that names neither gets the list of what would: "mlt pca: unknown verb "predict";
+// verbs: fit, transform, score, cv". Global flags may come first (--threads N).
+std::optional<std::string> unknown_word(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  std::string path = "mlt";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word.starts_with("-")) {
+      const CLI::Option* global = at == &app ? app.get_option_no_throw(word.substr(0, word.find('='))) : nullptr;
+      if (global && global->get_type_size() > 0 && word.find('=') == std::string::npos) ++i;  // its value
+      if (at != &app) break;
+      continue;
+    }
+    const auto subs = at->get_subcommands({});
+    if (subs.empty()) break;
+    const CLI::App* next = nullptr;
+    std::string names;
+    for (const CLI::App* sub : subs) {
+      if (sub->check_name(word)) next = sub;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!next) {
+      const bool top = at == &app;
+      return path + ": unknown " + (top ? "command" : "verb") + " \"" + word + "\"; " + (top ? "commands" : "verbs") +
+             ": " + names;
+    }
+    at = next;
+    path += " " + word;
+  }
+  return std::nullopt;
+}
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// CLI11 lists extra arguments in reverse ("1 --lamda"); say them in the order typed,
+// and for an unknown flag, the nearest flag the command has.
+std::string unexpected_arguments(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  std::vector<std::string> extras;
+  const std::vector<std::string> left = app.remaining(true);
+  for (int i = 1; i < argc; ++i)
+    if (std::find(left.begin(), left.end(), argv[i]) != left.end()) extras.push_back(argv[i]);
+  std::string message = "unexpected argument" + std::string(extras.size() > 1 ? "s" : "");
+  for (const std::string& e : extras) message += " " + e;
+  for (const std::string& e : extras) {
+    if (!e.starts_with("--")) continue;
+    const std::string flag = e.substr(0, e.find('='));
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(2, flag.size() / 3) + 1;
+    for (const CLI::App* scope = at; scope; scope = scope->get_parent())
+      for (const CLI::Option* option : scope->get_options())
+        for (const std::string& name : option->get_lnames()) {
+          const std::size_t d = edit_distance(flag, "--" + name);
+          if (d < best_distance) {
+            best_distance = d;
+            best = "--" + name;
+          }
+        }
+    message += "; unknown flag " + flag + (best.empty() ? "" : ": did you mean " + best + "?");
+    break;
+  }
+  return message;
+}
 
 // The subcommand path ("pca fit") for messages.
 std::string command_name(const CLI::App& app) {
@@ -74,14 +159,8 @@ int main(int argc, char** argv) {
   };
   fall_through(&app);
 
-  // CLI11 would call an unknown command an "extra argument"; say what it is.
-  auto is_command = [&](const char* name) {
-    for (const auto* sub : app.get_subcommands({}))
-      if (sub->check_name(name)) return true;
-    return false;
-  };
-  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::cerr << "mlt: unknown command '" << argv[1] << "'\nRun 'mlt --help' for the list of commands.\n";
+  if (const std::optional<std::string> error = unknown_word(app, argc, argv)) {
+    std::cerr << *error << '\n';
     return mlt::kExitUsage;
   }
   try {
@@ -92,6 +171,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError&) {
+    std::cerr << command_name(app) << ": " << unexpected_arguments(app, argc, argv) << "\nRun '" << command_name(app)
+              << " --help' for usage.\n";
+    return mlt::kExitUsage;
   } catch (const CLI::ParseError& e) {
     std::cerr << command_name(app) << ": " << e.what() << "\nRun '" << command_name(app)
               << " --help' for usage.\n";

@@ -21,6 +21,16 @@ expect_error 2 "nosuch" "unknown subcommand" "$MLT" nosuch
 expect_error 2 "--bogus" "unknown flag" "$MLT" pca fit "$IRIS" -o m --bogus
 expect_error 2 "data" "missing positional" "$MLT" pca fit -o m
 expect_error 2 "extra" "extra positional" "$MLT" pca fit "$IRIS" extra -o m
+# Errors a user can act on: the verbs of a command, the commands, the nearest flag.
+expect_error 2 '^mlt pca: unknown verb "predict"; verbs: fit, transform, score, cv$' "unknown verb lists the verbs" \
+  "$MLT" pca predict m "$IRIS"
+expect_error 2 '^mlt pca: unknown verb "predict"' "unknown verb after a global flag" "$MLT" --threads 2 pca predict
+expect_error 2 '^mlt: unknown command "nosuch"; commands: pca, kmeans, ' "unknown command lists the commands" "$MLT" nosuch
+expect_error 2 'unexpected arguments --lamda 1; unknown flag --lamda: did you mean --lambda\?$' \
+  "misspelt flag: in the order typed, with the nearest flag" "$MLT" ridge fit "$IRIS" --target petal_width --lamda 1 -o m
+expect_error 2 'unknown flag --standardise: did you mean --standardize\?' "did you mean, for a flag with no value" \
+  "$MLT" pca fit "$IRIS" --standardise -o m
+expect_error 2 'unknown flag --zzzzzz$' "no suggestion when nothing is near" "$MLT" pca fit "$IRIS" --zzzzzz -o m
 expect_error 2 "components" "k not a number" "$MLT" pca fit "$IRIS" -k 3x -o m
 expect_error 2 "components" "k negative" "$MLT" pca fit "$IRIS" -k -2 -o m
 expect_error 2 "variance" "variance nan" "$MLT" pca fit "$IRIS" --variance nan -o m
