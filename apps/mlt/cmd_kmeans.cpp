@@ -166,7 +166,7 @@ void setup_kmeans(CLI::App& app) {
                   "kmeans++ candidates per centre, the best kept (default: 2 + ln k; 1: plain k-means++)")
       ->check(positive_integer());
   fit->add_option("--seed", fit_opt->params.seed, "Random seed (the same seed gives the same model)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seed())
       ->capture_default_str();
   fit->add_flag("--standardize", fit_opt->params.standardize,
                 "Divide each column by its standard deviation first");
@@ -190,7 +190,7 @@ void setup_kmeans(CLI::App& app) {
       ->check(positive_integer())
       ->capture_default_str();
   sc->add_option("--seed", sc_opt->seed, "Seed of the silhouette sample")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seed())
       ->capture_default_str();
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
   sc->callback([sc_opt] { run_score(*sc_opt); });
@@ -220,7 +220,7 @@ void setup_kmeans(CLI::App& app) {
         ->capture_default_str();
     c->add_option("--local-trials", p.local_trials, "kmeans++ candidates per centre (default: 2 + ln k)")
         ->check(positive_integer());
-    c->add_option("--init-seed", p.seed, "Seed of the seeding (fit's --seed)")->capture_default_str();
+    c->add_option("--init-seed", p.seed, "Seed of the seeding (fit's --seed)")->check(seed())->capture_default_str();
     c->add_flag("--standardize", p.standardize,
                 "Divide each column by its standard deviation first (fitted on the training folds)");
   }

@@ -122,7 +122,7 @@ void setup_krr(CLI::App& app) {
   fit->add_option("--landmarks", fit_opt->landmarks, "How Nyström picks landmarks: uniform or kmeans++")
       ->check(CLI::IsMember({"uniform", "kmeans++"}))
       ->capture_default_str();
-  fit->add_option("--seed", fit_opt->params.seed, "Seed of the landmark sampling")->capture_default_str();
+  fit->add_option("--seed", fit_opt->params.seed, "Seed of the landmark sampling")->check(seed())->capture_default_str();
   fit->callback([fit_opt] { run_fit(*fit_opt); });
 
   add_regression_verbs<Krr>(krr);
@@ -155,7 +155,7 @@ void setup_krr(CLI::App& app) {
          "--landmarks", [&p](const std::string& m) { p.landmarks = parse_landmark_method(m); },
          "How Nyström picks landmarks: uniform or kmeans++")
         ->check(CLI::IsMember({"uniform", "kmeans++"}));
-    c->add_option("--landmark-seed", p.seed, "Seed of the landmark sampling (fit's --seed)")->capture_default_str();
+    c->add_option("--landmark-seed", p.seed, "Seed of the landmark sampling (fit's --seed)")->check(seed())->capture_default_str();
   }
   cv.metrics(regression_metrics<Krr>(), "mse");
   cv.fast_path<arma::mat>(krr_fast_path);

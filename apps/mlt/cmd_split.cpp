@@ -115,7 +115,7 @@ void setup_split(CLI::App& app) {
       ->check(positive())
       ->capture_default_str();
   split->add_option("--stratify", opt->stratify, "Keep the class proportions of this column in both parts");
-  split->add_option("--seed", opt->seed, "Seed of the shuffle")->capture_default_str();
+  split->add_option("--seed", opt->seed, "Seed of the shuffle")->check(seed())->capture_default_str();
   split->add_option("-o,--output", opt->outputs, "TRAIN and TEST files to write")->required()->expected(2);
   split->footer("Example:\n  mlt split data/iris.csv --test 0.2 --stratify species -o train.csv test.csv");
   split->callback([opt] { run_split(*opt); });

@@ -1,5 +1,8 @@
 #include "common.hpp"
 
+#include <charconv>
+#include <cstdint>
+
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -87,6 +90,19 @@ CLI::Validator positive_integer() {
         return "";
       },
       "INTEGER>=1");
+}
+
+CLI::Validator seed() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        std::uint64_t value = 0;
+        const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || error != std::errc() ||
+            end != s.data() + s.size())
+          return "a seed is a whole number from 0 to 18446744073709551615, got " + s;
+        return "";
+      },
+      "SEED");
 }
 
 CLI::Validator open_unit_interval() {

@@ -158,5 +158,8 @@ CLI::Validator non_negative();
 CLI::Validator positive();
 CLI::Validator open_unit_interval();
 CLI::Validator positive_integer();
+// Every --seed: unsigned 64-bit, written in decimal digits; a sign, another base or
+// a value past 2^64 - 1 is refused with the same message everywhere.
+CLI::Validator seed();
 
 }  // namespace mlt::app

@@ -29,13 +29,7 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
   auto* from = cmd->add_option("--folds-from", opt.folds_from,
                                "Take each row's fold from this column (name or 1-based number); not a feature");
   cmd->add_option("--seed", opt.seed, "Seed of the fold shuffles (same seed, same folds for every algorithm)")
-      ->check(CLI::Validator(
-          [](std::string& s) -> std::string {
-            if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-              return "must be a whole number >= 0, got " + s;
-            return "";
-          },
-          "INTEGER>=0"))
+      ->check(seed())
       ->capture_default_str();
   cmd->add_option("--metric", opt.metric, "Metric to compare grid points by (default: the algorithm's)");
   cmd->add_option("--jobs", opt.jobs,

@@ -31,6 +31,15 @@ expect_error 2 'unexpected arguments --lamda 1; unknown flag --lamda: did you me
 expect_error 2 'unknown flag --standardise: did you mean --standardize\?' "did you mean, for a flag with no value" \
   "$MLT" pca fit "$IRIS" --standardise -o m
 expect_error 2 'unknown flag --zzzzzz$' "no suggestion when nothing is near" "$MLT" pca fit "$IRIS" --zzzzzz -o m
+# Seeds are unsigned 64-bit everywhere, and refused the same way everywhere.
+seed_error='--seed: a seed is a whole number from 0 to 18446744073709551615, got '
+for bad in -1 99999999999999999999 0x10 1e3; do
+  expect_error 2 "$seed_error$bad\$" "split --seed $bad" "$MLT" split "$IRIS" --seed "$bad" -o a.csv b.csv
+  expect_error 2 "$seed_error$bad\$" "krr fit --seed $bad" "$MLT" krr fit "$IRIS" --target petal_width --seed "$bad" -o m
+  expect_error 2 "$seed_error$bad\$" "kmeans fit --seed $bad" "$MLT" kmeans fit "$IRIS" -k 2 --seed "$bad" -o m
+  expect_error 2 "$seed_error$bad\$" "ridge cv --seed $bad" "$MLT" ridge cv "$IRIS" --target petal_width --seed "$bad"
+done
+expect_status 0 "the largest seed is accepted" "$MLT" split "$IRIS" --seed 18446744073709551615 -o a.csv b.csv
 expect_error 2 "components" "k not a number" "$MLT" pca fit "$IRIS" -k 3x -o m
 expect_error 2 "components" "k negative" "$MLT" pca fit "$IRIS" -k -2 -o m
 expect_error 2 "variance" "variance nan" "$MLT" pca fit "$IRIS" --variance nan -o m
