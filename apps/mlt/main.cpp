@@ -29,7 +29,7 @@ std::optional<std::string> unknown_word(const CLI::App& app, int argc, char** ar
     if (word == "--") break;
     if (word.starts_with("-")) {
       const CLI::Option* global = at == &app ? app.get_option_no_throw(word.substr(0, word.find('='))) : nullptr;
-      if (global && global->get_type_size() > 0 && word.find('=') == std::string::npos) ++i;  // its value
+      if (global && global->get_items_expected_min() > 0 && word.find('=') == std::string::npos) ++i;  // its value
       if (at != &app) break;
       continue;
     }

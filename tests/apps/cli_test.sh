@@ -25,6 +25,8 @@ expect_error 2 "extra" "extra positional" "$MLT" pca fit "$IRIS" extra -o m
 expect_error 2 '^mlt pca: unknown verb "predict"; verbs: fit, transform, score, cv$' "unknown verb lists the verbs" \
   "$MLT" pca predict m "$IRIS"
 expect_error 2 '^mlt pca: unknown verb "predict"' "unknown verb after a global flag" "$MLT" --threads 2 pca predict
+expect_error 2 '^mlt pca: unknown verb "predict"' "unknown verb after a global flag and its value" "$MLT" -q --threads=2 pca predict
+expect_status 0 "a global flag without a value is not taken for one" "$MLT" -q split "$IRIS" --seed 1 -o a.csv b.csv
 expect_error 2 '^mlt: unknown command "nosuch"; commands: pca, kmeans, ' "unknown command lists the commands" "$MLT" nosuch
 expect_error 2 'unexpected arguments --lamda 1; unknown flag --lamda: did you mean --lambda\?$' \
   "misspelt flag: in the order typed, with the nearest flag" "$MLT" ridge fit "$IRIS" --target petal_width --lamda 1 -o m

@@ -106,7 +106,7 @@ expect_error 2 "folds: must be at least 2" "--folds 1" "$MLT" pca cv "$DATA/iris
 expect_error 2 "components: must be a whole number >= 1, got 0" "-k 0" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 0,1
 expect_error 2 "components: expected a whole number, got \"abc\"" "-k abc" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k abc
 expect_error 2 "components: range \"5:1\" is empty" "-k 5:1" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 5:1
-expect_error 2 "seed: must be a whole number >= 0, got -1" "--seed -1" "$MLT" pca cv "$DATA/iris.csv" --ignore species --seed -1
+expect_error 2 "seed: a seed is a whole number from 0 to 18446744073709551615, got -1" "--seed -1" "$MLT" pca cv "$DATA/iris.csv" --ignore species --seed -1
 expect_error 2 "seed" "--seed 1e99" "$MLT" pca cv "$DATA/iris.csv" --ignore species --seed 1e99
 expect_error 2 "unknown metric \"mse\"; choose from reconstruction_mse" "--metric mse" "$MLT" pca cv "$DATA/iris.csv" --ignore species --metric mse
 expect_error 2 "stratify needs class labels" "--stratify for pca" "$MLT" pca cv "$DATA/iris.csv" --ignore species --stratify
