@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "mlt/io/file.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt::app {
 namespace {

@@ -9,6 +9,7 @@
 #include "mlt/kmeans.hpp"
 #include "mlt/labels.hpp"
 #include "mlt/metrics.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt::app {
 namespace {

@@ -10,6 +10,7 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/logreg.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt::app {
 namespace {

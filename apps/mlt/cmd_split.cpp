@@ -9,6 +9,7 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/random.hpp"
 #include "mlt/io/file.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt::app {
 namespace {

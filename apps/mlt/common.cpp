@@ -10,6 +10,7 @@
 #include "mlt/core/error.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/metrics.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt::app {
 namespace {

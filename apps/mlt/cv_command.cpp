@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "mlt/io/file.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt::app {
 

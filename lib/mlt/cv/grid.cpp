@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "mlt/core/error.hpp"
-#include "mlt/io/csv.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt::cv {
 namespace {

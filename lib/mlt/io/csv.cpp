@@ -15,7 +15,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +30,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/io/sha256.hpp"
 
 namespace mlt::io {
 namespace {
@@ -69,37 +69,6 @@ std::string show(std::string_view cell) {
   if (cell.size() > 40) out += "...";
   return out + "\"";
 }
-
-std::string hex(const unsigned char* bytes, std::size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s(2 * n, '0');
-  for (std::size_t i = 0; i < n; ++i) {
-    s[2 * i] = digits[bytes[i] >> 4];
-    s[2 * i + 1] = digits[bytes[i] & 15];
-  }
-  return s;
-}
-
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) {
-    if (!ctx_ || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1)
-      throw Error("cannot initialise SHA-256", kExitSoftware);
-  }
-  ~Sha256() { EVP_MD_CTX_free(ctx_); }
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-  void update(const char* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  std::string hex_digest() {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_, md, &len);
-    return hex(md, len);
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-};
 
 // Reads a file descriptor in large pieces; owns it unless it is standard input.
 class Source {
@@ -540,25 +509,6 @@ CellStatus parse_cell(std::string_view cell, double& value) {
   if (std::isnan(value)) return CellStatus::missing;  // "nan(0x1)" and the like
   if (!std::isfinite(value)) return CellStatus::not_finite;
   return CellStatus::number;
-}
-
-void append_number(std::string& out, double value) {
-  char buf[32];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  out.append(buf, ptr);
-}
-
-void append_cell(std::string& out, std::string_view text, char delimiter) {
-  if (text.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string_view::npos) {
-    out += text;
-    return;
-  }
-  out += '"';
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
 }
 
 const TextColumn& Table::text_column(const std::string& name) const {

@@ -83,10 +83,4 @@ Table read_csv(const std::string& path, const CsvOptions& options,
 enum class CellStatus { number, missing, not_finite, out_of_range, not_a_number };
 CellStatus parse_cell(std::string_view cell, double& value);
 
-// Shortest text that reads back as exactly `value` (locale-independent).
-void append_number(std::string& out, double value);
-
-// A cell quoted for CSV if it needs to be (delimiter, quote, CR or LF inside).
-void append_cell(std::string& out, std::string_view text, char delimiter = ',');
-
 }  // namespace mlt::io

@@ -1,6 +1,5 @@
 #include "mlt/io/model_file.hpp"
 
-#include <openssl/evp.h>
 
 #include <bit>
 #include <charconv>
@@ -10,7 +9,8 @@
 #include <limits>
 
 #include "mlt/core/error.hpp"
-#include "mlt/io/csv.hpp"
+#include "mlt/io/number_format.hpp"
+#include "mlt/io/sha256.hpp"
 
 namespace mlt::io {
 namespace {
@@ -88,19 +88,6 @@ void read_le(const char* src, double* v, std::size_t n) {
 }
 
 }  // namespace
-
-std::string sha256_hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < len; ++i) {
-    s += digits[md[i] >> 4];
-    s += digits[md[i] & 15];
-  }
-  return s;
-}
 
 ModelWriter::ModelWriter(const std::string& kind) {
   header_["kind"] = kind;

@@ -43,8 +43,6 @@ inline constexpr int kOldestModelFormatVersion = 1;
 // Matrices with more values than this are written as binary sections.
 inline constexpr std::size_t kModelTextMaxValues = 4096;
 
-// SHA-256 of `data` as 64 lowercase hex digits.
-std::string sha256_hex(std::string_view data);
 
 class ModelWriter {
  public:

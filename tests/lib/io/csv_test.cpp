@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "../test_util.hpp"
+#include "mlt/io/number_format.hpp"
 
 using mlt::io::ColumnSelection;
 using mlt::io::CsvOptions;

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "../test_util.hpp"
+#include "mlt/io/sha256.hpp"
 
 using mlt::io::ModelReader;
 using mlt::io::ModelWriter;
