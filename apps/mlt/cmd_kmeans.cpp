@@ -46,7 +46,7 @@ std::string fixed(double v, int digits) {
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.init = parse_kmeans_init(opt.init);
+  opt.params.init = parse_name<KMeansInit>(opt.init);
   if (opt.params.k == 0 && opt.centroids.empty()) throw UsageError("-k is required (or --centroids FILE)");
   const io::Table data = read_training_data(opt.data);
   arma::mat start;
@@ -77,7 +77,7 @@ void run_fit(FitOptions opt) {
   std::string energy;
   io::append_number(energy, km.energy());
   note("kmeans: k=" + std::to_string(km.k()) + ", energy " + energy + " after " + std::to_string(km.n_iter()) +
-       " iterations (" + kmeans_stop_name(km.stop()) + ", best of " + std::to_string(km.n_restarts()) +
+       " iterations (" + name_of(km.stop()) + ", best of " + std::to_string(km.n_restarts()) +
        " restarts); cluster sizes " + sizes);
 }
 
@@ -148,7 +148,7 @@ void setup_kmeans(CLI::App& app) {
   fit_opt->params.k = 0;  // "not given"
   fit->add_option("--init", fit_opt->init,
                   "Seeding: kmeans++ (D(x)^2 sampling), random (k distinct rows) or farthest (farthest-first)")
-      ->check(CLI::IsMember({"kmeans++", "random", "farthest"}))
+      ->check(one_of<KMeansInit>())
       ->capture_default_str();
   fit->add_option("--centroids", fit_opt->centroids,
                   "Start from these centroids (CSV, the data's columns, one centroid per row) instead of seeding");
@@ -208,9 +208,9 @@ void setup_kmeans(CLI::App& app) {
     KMeans::Params& p = cv.params();
     c->get_option("--clusters")->required();
     c->add_option_function<std::string>(
-         "--init", [&p](const std::string& i) { p.init = parse_kmeans_init(i); },
+         "--init", [&p](const std::string& i) { p.init = parse_name<KMeansInit>(i); },
          "Seeding: kmeans++ (default), random or farthest")
-        ->check(CLI::IsMember({"kmeans++", "random", "farthest"}));
+        ->check(one_of<KMeansInit>());
     c->add_option("--n-init", p.n_init, "Seedings per fit, keeping the lowest energy (default: 1, or 10 for random)")
         ->check(positive_integer());
     c->add_option("--max-iter", p.max_iter, "Lloyd iterations per seeding at most")

@@ -42,11 +42,11 @@ struct ScoreOptions {
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.weights = parse_knn_weights(opt.weights);
-  opt.params.metric = knn::parse_metric(opt.metric);
-  opt.params.algorithm = knn::parse_algorithm(opt.algorithm);
+  opt.params.weights = parse_name<KnnWeights>(opt.weights);
+  opt.params.metric = parse_name<knn::Metric>(opt.metric);
+  opt.params.algorithm = parse_name<knn::Algorithm>(opt.algorithm);
   if (!opt.kernel.empty()) {
-    opt.kernel_params.type = parse_kernel_type(opt.kernel);
+    opt.kernel_params.type = parse_name<KernelType>(opt.kernel);
     opt.params.kernel = opt.kernel_params;
   }
   Knn model(opt.params);
@@ -65,7 +65,7 @@ void run_fit(FitOptions opt) {
                 d.table);
   }
   note("knn: " + std::to_string(model.n_train()) + " training samples, " + std::to_string(model.n_features()) +
-       " features, " + knn::algorithm_name(model.algorithm()) + " search");
+       " features, " + name_of(model.algorithm()) + " search");
 }
 
 void run_predict(const PredictOptions& opt) {
@@ -186,22 +186,22 @@ void setup_knn(CLI::App& app) {
                 "Predict the mean of the neighbours' numeric targets instead of a class vote");
   fit->add_option("--weights", fit_opt->weights,
                   "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2); exact matches take the whole vote")
-      ->check(CLI::IsMember({"uniform", "distance", "distance2"}))
+      ->check(one_of<KnnWeights>())
       ->capture_default_str();
   fit->add_option("--metric", fit_opt->metric, "Distance: euclidean, manhattan, chebyshev or cosine (1 - cos)")
-      ->check(CLI::IsMember({"euclidean", "manhattan", "chebyshev", "cosine"}))
+      ->check(one_of<knn::Metric>())
       ->capture_default_str();
   fit->add_option("--algorithm", fit_opt->algorithm,
                   "Search: auto (k-d tree up to 12 features, else brute force), brute or kdtree; "
                   "the neighbours are the same")
-      ->check(CLI::IsMember({"auto", "brute", "kdtree"}))
+      ->check(one_of<knn::Algorithm>())
       ->capture_default_str();
   fit->add_flag("--standardize", fit_opt->params.standardize,
                 "Scale each feature to zero mean and unit variance (fitted on DATA) before measuring distances");
   auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
                                  "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of --metric: "
                                  "linear, poly, rbf, laplacian, exponential or sigmoid (brute-force search)")
-                     ->check(CLI::IsMember({"linear", "poly", "rbf", "laplacian", "exponential", "sigmoid"}));
+                     ->check(one_of<KernelType>());
   fit->add_option("--gamma", fit_opt->kernel_params.gamma, "Kernel gamma (default: 1 / n_features)")
       ->check(positive())
       ->needs(kernel);
@@ -253,21 +253,21 @@ void setup_knn(CLI::App& app) {
                [](Knn::Params& p) { p.regression = true; });
   cv.grid("-k,--n-neighbors", "k", &Knn::Params::k, "Number of neighbours", positive_integer());
   cv.grid("--weights", "weights", cv::ValueKind::text, "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2)",
-          [](Knn::Params& p, const cv::Value& v) { p.weights = parse_knn_weights(v.text); },
-          CLI::IsMember({"uniform", "distance", "distance2"}));
+          [](Knn::Params& p, const cv::Value& v) { p.weights = parse_name<KnnWeights>(v.text); },
+          one_of<KnnWeights>());
   cv.grid("--distance", "distance", cv::ValueKind::text,
           "Distance (fit's --metric): euclidean, manhattan, chebyshev or cosine (1 - cos)",
-          [](Knn::Params& p, const cv::Value& v) { p.metric = knn::parse_metric(v.text); },
-          CLI::IsMember({"euclidean", "manhattan", "chebyshev", "cosine"}));
+          [](Knn::Params& p, const cv::Value& v) { p.metric = parse_name<knn::Metric>(v.text); },
+          one_of<knn::Metric>());
   {
     Knn::Params& p = cv.params();
     cv.app()->add_flag("--standardize", p.standardize,
                        "Scale each feature to zero mean and unit variance (fitted on the training folds)");
     cv.app()
         ->add_option_function<std::string>(
-            "--algorithm", [&p](const std::string& a) { p.algorithm = knn::parse_algorithm(a); },
+            "--algorithm", [&p](const std::string& a) { p.algorithm = parse_name<knn::Algorithm>(a); },
             "Search: auto, brute or kdtree; the neighbours are the same")
-        ->check(CLI::IsMember({"auto", "brute", "kdtree"}));
+        ->check(one_of<knn::Algorithm>());
   }
   cv.metrics(classification_metrics<Knn>(), "accuracy");
   cv.fast_path<Labels>(knn_k_path<Labels>);

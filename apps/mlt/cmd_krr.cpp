@@ -23,8 +23,8 @@ struct FitOptions {
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.kernel.type = parse_kernel_type(opt.kernel);
-  opt.params.landmarks = parse_landmark_method(opt.landmarks);
+  opt.params.kernel.type = parse_name<KernelType>(opt.kernel);
+  opt.params.landmarks = parse_name<LandmarkMethod>(opt.landmarks);
   const RegressionData data = read_regression_data(opt.data, opt.targets);
   Krr krr(opt.params);
   krr.fit(data.table.X, data.Y);
@@ -101,7 +101,7 @@ void setup_krr(CLI::App& app) {
   add_target_option(fit, fit_opt->targets, true);
   fit->add_option("--kernel", fit_opt->kernel, "linear, poly, rbf, laplacian, exponential or sigmoid")
       ->required()
-      ->check(CLI::IsMember({"linear", "poly", "rbf", "laplacian", "exponential", "sigmoid"}));
+      ->check(one_of<KernelType>());
   auto* gamma = fit->add_option("--gamma", fit_opt->params.kernel.gamma,
                                 "Kernel gamma (poly, rbf, laplacian, sigmoid; default 1/n_features)")
                     ->check(positive());
@@ -120,7 +120,7 @@ void setup_krr(CLI::App& app) {
                   "Fit the Nyström approximation with M landmarks, O(n M^2) time, O(M^2) memory")
       ->check(positive_integer());
   fit->add_option("--landmarks", fit_opt->landmarks, "How Nyström picks landmarks: uniform or kmeans++")
-      ->check(CLI::IsMember({"uniform", "kmeans++"}))
+      ->check(one_of<LandmarkMethod>())
       ->capture_default_str();
   fit->add_option("--seed", fit_opt->params.seed, "Seed of the landmark sampling")->check(seed())->capture_default_str();
   fit->callback([fit_opt] { run_fit(*fit_opt); });
@@ -133,8 +133,8 @@ void setup_krr(CLI::App& app) {
                                  "Cross-validate kernel ridge regression over grids of lambda and kernel parameters");
   cv.grid("--lambda", "lambda", &Krr::Params::lambda, "Penalty (scikit-learn's alpha)", non_negative());
   cv.grid("--kernel", "kernel", cv::ValueKind::text, "linear, poly, rbf, laplacian, exponential or sigmoid",
-          [](Krr::Params& p, const cv::Value& v) { p.kernel.type = parse_kernel_type(v.text); },
-          CLI::IsMember({"linear", "poly", "rbf", "laplacian", "exponential", "sigmoid"}));
+          [](Krr::Params& p, const cv::Value& v) { p.kernel.type = parse_name<KernelType>(v.text); },
+          one_of<KernelType>());
   cv.grid("--gamma", "gamma", cv::ValueKind::real, "Kernel gamma (poly, rbf, laplacian, sigmoid; default 1/n_features)",
           [](Krr::Params& p, const cv::Value& v) { p.kernel.gamma = v.number; }, positive());
   cv.grid("--sigma", "sigma", cv::ValueKind::real,
@@ -152,9 +152,9 @@ void setup_krr(CLI::App& app) {
                 "Scale each feature to zero mean and unit variance before the kernel (fitted on the training folds)");
     c->add_option("--nystrom", p.nystrom, "Nyström approximation with M landmarks (per fold)")->check(positive_integer());
     c->add_option_function<std::string>(
-         "--landmarks", [&p](const std::string& m) { p.landmarks = parse_landmark_method(m); },
+         "--landmarks", [&p](const std::string& m) { p.landmarks = parse_name<LandmarkMethod>(m); },
          "How Nyström picks landmarks: uniform or kmeans++")
-        ->check(CLI::IsMember({"uniform", "kmeans++"}));
+        ->check(one_of<LandmarkMethod>());
     c->add_option("--landmark-seed", p.seed, "Seed of the landmark sampling (fit's --seed)")->check(seed())->capture_default_str();
   }
   cv.metrics(regression_metrics<Krr>(), "mse");

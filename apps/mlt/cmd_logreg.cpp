@@ -73,12 +73,12 @@ std::string coefficient_table(const LogReg& m, const Names& classes, const Names
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.multiclass = parse_multiclass(opt.multiclass);
+  opt.params.multiclass = parse_name<MultiClass>(opt.multiclass);
   opt.params.balanced = opt.class_weight == "balanced";
   opt.params.fit_intercept = !opt.no_intercept;
   if (!opt.kernel.empty()) {
     opt.params.kernelized = true;
-    opt.params.kernel.type = parse_kernel_type(opt.kernel);
+    opt.params.kernel.type = parse_name<KernelType>(opt.kernel);
   }
   const ClassificationData data = read_classification_data(opt.data, opt.target);
   LogReg model(opt.params);
@@ -198,7 +198,7 @@ void setup_logreg(CLI::App& app) {
       ->capture_default_str();
   fit->add_option("--multiclass", fit_opt->multiclass,
                   "More than two classes: multinomial (softmax) or ovr (one-vs-rest)")
-      ->check(CLI::IsMember({"multinomial", "ovr"}))
+      ->check(one_of<MultiClass>())
       ->capture_default_str();
   fit->add_option("--tol", fit_opt->params.tol, "Stop when ||gradient|| <= tol * ||gradient at 0||")
       ->check(positive())
@@ -209,7 +209,7 @@ void setup_logreg(CLI::App& app) {
   fit->add_flag("--no-intercept", fit_opt->no_intercept, "Fit no intercept");
   auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
                   "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential")
-      ->check(CLI::IsMember({"rbf", "poly", "laplacian", "sigmoid", "linear", "exponential"}));
+      ->check(one_of<KernelType>());
   auto* gamma = fit->add_option("--gamma", fit_opt->params.kernel.gamma,
                                 "Kernel gamma (default: 1 / n_features)")
                     ->check(positive())
@@ -252,9 +252,9 @@ void setup_logreg(CLI::App& app) {
           "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential",
           [](LogReg::Params& p, const cv::Value& v) {
             p.kernelized = true;
-            p.kernel.type = parse_kernel_type(v.text);
+            p.kernel.type = parse_name<KernelType>(v.text);
           },
-          CLI::IsMember({"rbf", "poly", "laplacian", "sigmoid", "linear", "exponential"}));
+          one_of<KernelType>());
   cv.grid("--gamma", "gamma", cv::ValueKind::real, "Kernel gamma (default: 1 / n_features)",
           [](LogReg::Params& p, const cv::Value& v) { p.kernel.gamma = v.number; }, positive());
   cv.grid("--sigma", "sigma", cv::ValueKind::real, "Kernel width: rbf gamma = 1/(2 sigma^2)",
@@ -274,9 +274,9 @@ void setup_logreg(CLI::App& app) {
          "none, or balanced: weigh each sample by n / (n_classes * n_its_class) (of the training folds)")
         ->check(CLI::IsMember({"none", "balanced"}));
     c->add_option_function<std::string>(
-         "--multiclass", [&p](const std::string& m) { p.multiclass = parse_multiclass(m); },
+         "--multiclass", [&p](const std::string& m) { p.multiclass = parse_name<MultiClass>(m); },
          "More than two classes: multinomial (softmax, the default) or ovr (one-vs-rest)")
-        ->check(CLI::IsMember({"multinomial", "ovr"}));
+        ->check(one_of<MultiClass>());
     c->add_option("--tol", p.tol, "Stop when ||gradient|| <= tol * ||gradient at 0||")
         ->check(positive())
         ->capture_default_str();

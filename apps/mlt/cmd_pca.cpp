@@ -91,13 +91,11 @@ void setup_pca(CLI::App& app) {
   fit->add_flag("--whiten", fit_opt->params.whiten, "Scale the scores to unit variance");
   fit->add_flag("--standardize", fit_opt->params.standardize,
                 "Divide each column by its standard deviation first (PCA of the correlation matrix)");
-  fit->add_option("--solver", fit_opt->params.solver,
-                  "svd (exact for every component), covariance (eigenvectors of XᵀX: faster for n >> p), "
-                  "or auto")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, PcaSolver>{{"auto", PcaSolver::automatic},
-                                                                        {"svd", PcaSolver::svd},
-                                                                        {"covariance", PcaSolver::covariance}}))
-      ->capture_default_str();
+  fit->add_option_function<std::string>(
+         "--solver", [fit_opt](const std::string& s) { fit_opt->params.solver = parse_name<PcaSolver>(s); },
+         "svd (exact for every component), covariance (eigenvectors of XᵀX: faster for n >> p), or auto")
+      ->check(one_of<PcaSolver>())
+      ->default_str(name_of(fit_opt->params.solver));
   fit->callback([fit_opt] { run_fit(*fit_opt); });
 
   auto tr_opt = std::make_shared<ApplyOptions>();

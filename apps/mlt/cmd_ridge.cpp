@@ -44,7 +44,7 @@ nlohmann::json coefficients_by_name(const Ridge& r, const Names& features, const
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.solver = parse_ridge_solver(opt.solver);
+  opt.params.solver = parse_name<RidgeSolver>(opt.solver);
   opt.params.fit_intercept = !opt.no_intercept;
   const RegressionData data = read_regression_data(opt.data, opt.targets);
   Ridge ridge(opt.params);
@@ -117,7 +117,7 @@ void setup_ridge(CLI::App& app) {
                 "Scale each feature to zero mean and unit variance first; coefficients are then "
                 "reported in the standardized space");
   fit->add_option("--solver", fit_opt->solver, "auto, primal (Cholesky of XᵀX + λI), dual (XXᵀ + λI) or svd")
-      ->check(CLI::IsMember({"auto", "primal", "dual", "svd"}))
+      ->check(one_of<RidgeSolver>())
       ->capture_default_str();
   fit->callback([fit_opt] { run_fit(*fit_opt); });
 
@@ -135,9 +135,9 @@ void setup_ridge(CLI::App& app) {
                        "Scale each feature to zero mean and unit variance first (fitted on the training folds)");
     cv.app()
         ->add_option_function<std::string>(
-            "--solver", [&p](const std::string& s) { p.solver = parse_ridge_solver(s); },
+            "--solver", [&p](const std::string& s) { p.solver = parse_name<RidgeSolver>(s); },
             "auto, primal, dual or svd (for fits made one grid point at a time; a lambda grid shares one decomposition)")
-        ->check(CLI::IsMember({"auto", "primal", "dual", "svd"}));
+        ->check(one_of<RidgeSolver>());
   }
   cv.metrics(regression_metrics<Ridge>(), "mse");
   cv.fast_path<arma::mat>(ridge_fast_path);

@@ -121,7 +121,7 @@ void add_data_options(CLI::App* cmd, DataOptions& opt) {
           },
           "{, ; tab}"));  // IsMember would print the accepted literal tab character in --help
   cmd->add_option("--na", opt.na, "Missing values: error (stop at the first) or drop (skip the row)")
-      ->check(CLI::IsMember({"error", "drop"}))
+      ->check(one_of<io::MissingPolicy>())
       ->capture_default_str();
   cmd->add_option("--ignore", opt.ignore, "Columns to skip (names or 1-based numbers, comma separated)")
       ->delimiter(',');
@@ -131,7 +131,7 @@ io::CsvOptions csv_options(const DataOptions& opt) {
   io::CsvOptions o;
   o.header = !opt.no_header;
   o.delimiter = opt.delimiter.empty() ? 0 : (opt.delimiter == "tab" ? '\t' : opt.delimiter[0]);
-  o.missing = opt.na == "drop" ? io::MissingPolicy::drop : io::MissingPolicy::error;
+  o.missing = parse_name<io::MissingPolicy>(opt.na);
   return o;
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mlt/core/error.hpp"
+#include "mlt/core/names.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/io/file.hpp"
@@ -152,6 +154,25 @@ class PhaseTimer {
 void note(const std::string& message);
 bool quiet();
 void set_quiet(bool q);
+
+// A CLI11 validator accepting the names of enumeration E (mlt/core/names.hpp), its
+// canonical names listed in --help.
+template <typename E>
+CLI::Validator one_of() {
+  std::string list;
+  for (const std::string& n : canonical_names<E>()) list += (list.empty() ? "" : ",") + n;
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (name_table(E{}).accepts(s)) return "";
+        try {
+          parse_name<E>(s);
+        } catch (const UsageError& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "{" + list + "}");
+}
 
 // A CLI11 validator for finite numbers >= 0, > 0, or in an interval.
 CLI::Validator non_negative();

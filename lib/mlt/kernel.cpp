@@ -28,28 +28,6 @@ arma::mat l1_distances(const arma::mat& A, const arma::mat& B) {
 
 }  // namespace
 
-KernelType parse_kernel_type(const std::string& name) {
-  if (name == "linear") return KernelType::linear;
-  if (name == "poly" || name == "polynomial") return KernelType::poly;
-  if (name == "rbf" || name == "gaussian") return KernelType::rbf;
-  if (name == "laplacian") return KernelType::laplacian;
-  if (name == "exponential") return KernelType::exponential;
-  if (name == "sigmoid") return KernelType::sigmoid;
-  throw UsageError("unknown kernel \"" + name + "\" (linear, poly, rbf, laplacian, exponential, sigmoid)");
-}
-
-std::string kernel_type_name(KernelType type) {
-  switch (type) {
-    case KernelType::linear: return "linear";
-    case KernelType::poly: return "poly";
-    case KernelType::rbf: return "rbf";
-    case KernelType::laplacian: return "laplacian";
-    case KernelType::exponential: return "exponential";
-    case KernelType::sigmoid: return "sigmoid";
-  }
-  return "?";
-}
-
 Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(params) {
   if (!(params.gamma >= 0) || !std::isfinite(params.gamma)) throw UsageError("gamma must be >= 0");
   if (!(params.sigma >= 0) || !std::isfinite(params.sigma)) throw UsageError("sigma must be >= 0");
@@ -99,7 +77,7 @@ arma::vec Kernel::diagonal(const arma::mat& A) const {
 }
 
 void Kernel::save(io::ModelWriter& out) const {
-  out.header()["kernel"] = {{"type", kernel_type_name(params_.type)},
+  out.header()["kernel"] = {{"type", name_of(params_.type)},
                             {"gamma", gamma_},
                             {"sigma", params_.sigma},
                             {"degree", params_.degree},
@@ -109,7 +87,7 @@ void Kernel::save(io::ModelWriter& out) const {
 Kernel Kernel::load(const io::ModelReader& in) {
   KernelParams p;
   try {
-    p.type = parse_kernel_type(in.get<std::string>("/kernel/type"));
+    p.type = parse_name<KernelType>(in.get<std::string>("/kernel/type"));
   } catch (const UsageError&) {
     in.fail("unknown kernel type");
   }

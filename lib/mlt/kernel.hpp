@@ -17,6 +17,7 @@
 
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt {
 
@@ -30,8 +31,17 @@ struct KernelParams {
   double coef0 = 1;    // poly, sigmoid (scikit-learn's KernelRidge default is 1)
 };
 
-KernelType parse_kernel_type(const std::string& name);  // UsageError if unknown
-std::string kernel_type_name(KernelType type);
+inline constexpr NameTable<KernelType, 8> kKernelNames{
+    "kernel",
+    {{{KernelType::linear, "linear"},
+      {KernelType::poly, "poly"},
+      {KernelType::rbf, "rbf"},
+      {KernelType::laplacian, "laplacian"},
+      {KernelType::exponential, "exponential"},
+      {KernelType::sigmoid, "sigmoid"},
+      {KernelType::poly, "polynomial"},
+      {KernelType::rbf, "gaussian"}}}};
+constexpr const auto& name_table(KernelType) { return kKernelNames; }
 
 class Kernel {
  public:

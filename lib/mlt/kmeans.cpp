@@ -765,31 +765,6 @@ arma::mat all_distances(const Points& P, const arma::mat& Ct) {
 
 // ------------------------------------------------------------------- names
 
-KMeansInit parse_kmeans_init(const std::string& name) {
-  if (name == "kmeans++" || name == "k-means++") return KMeansInit::kmeanspp;
-  if (name == "random") return KMeansInit::random;
-  if (name == "farthest") return KMeansInit::farthest;
-  throw UsageError("unknown seeding \"" + name + "\" (kmeans++, random, farthest)");
-}
-
-std::string kmeans_init_name(KMeansInit init) {
-  switch (init) {
-    case KMeansInit::kmeanspp: return "kmeans++";
-    case KMeansInit::random: return "random";
-    case KMeansInit::farthest: return "farthest";
-  }
-  return "?";
-}
-
-std::string kmeans_stop_name(KMeansStop stop) {
-  switch (stop) {
-    case KMeansStop::no_change: return "no_change";
-    case KMeansStop::tol: return "tol";
-    case KMeansStop::max_iter: return "max_iter";
-  }
-  return "?";
-}
-
 // ------------------------------------------------------------------- KMeans
 
 void KMeans::check_params() const {
@@ -934,7 +909,7 @@ void KMeans::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();
   h["params"] = {{"k", params_.k},
-                 {"init", kmeans_init_name(params_.init)},
+                 {"init", name_of(params_.init)},
                  {"n_init", params_.n_init},
                  {"max_iter", params_.max_iter},
                  {"tol", params_.tol},
@@ -943,11 +918,11 @@ void KMeans::save(io::ModelWriter& out) const {
                  {"standardize", params_.standardize}};
   h["fitted"] = {{"n_features", n_features()}, {"k", k()}};
   h["info"] = {{"k", k()},
-               {"seeding", kmeans_init_name(params_.init)},
+               {"seeding", name_of(params_.init)},
                {"restarts", restart_energies_.size()},
                {"best_restart", best_restart_ + 1},
                {"iterations", n_iter_},
-               {"stopped_by", kmeans_stop_name(stop_)},
+               {"stopped_by", name_of(stop_)},
                {"energy", energy_},
                {"cluster_sizes", arma::conv_to<std::vector<arma::uword>>::from(sizes_)},
                {"restart_energies", restart_energies_}};
@@ -964,7 +939,7 @@ KMeans KMeans::load(const io::ModelReader& in) {
   Params p;
   p.k = in.get<std::size_t>("/params/k");
   try {
-    p.init = parse_kmeans_init(in.get<std::string>("/params/init"));
+    p.init = parse_name<KMeansInit>(in.get<std::string>("/params/init"));
   } catch (const UsageError&) {
     in.fail("unknown seeding " + in.get<std::string>("/params/init"));
   }
@@ -995,7 +970,7 @@ KMeans KMeans::load(const io::ModelReader& in) {
     const auto best = info.value("best_restart", std::size_t(1));  // 1-based in the file
     km.best_restart_ = best > 0 ? best - 1 : 0;
     for (auto stop : {KMeansStop::no_change, KMeansStop::tol, KMeansStop::max_iter})
-      if (info.value("stopped_by", std::string()) == kmeans_stop_name(stop)) km.stop_ = stop;
+      if (info.value("stopped_by", std::string()) == name_of(stop)) km.stop_ = stop;
     if (info.contains("cluster_sizes") && info["cluster_sizes"].is_array() && info["cluster_sizes"].size() == k)
       km.sizes_ = arma::conv_to<arma::uvec>::from(info["cluster_sizes"].get<std::vector<arma::uword>>());
   }

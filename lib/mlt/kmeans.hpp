@@ -15,6 +15,7 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt {
 
@@ -23,8 +24,12 @@ enum class KMeansInit {
   random,    // k distinct rows drawn uniformly
   farthest,  // first centre at random, then each time the point farthest from all chosen
 };
-KMeansInit parse_kmeans_init(const std::string& name);  // UsageError if unknown
-std::string kmeans_init_name(KMeansInit init);
+inline constexpr NameTable<KMeansInit, 4> kKMeansInitNames{"seeding",
+                                                          {{{KMeansInit::kmeanspp, "kmeans++"},
+                                                            {KMeansInit::random, "random"},
+                                                            {KMeansInit::farthest, "farthest"},
+                                                            {KMeansInit::kmeanspp, "k-means++"}}}};
+constexpr const auto& name_table(KMeansInit) { return kKMeansInitNames; }
 
 struct KMeansParams {
   std::size_t k = 8;                       // number of clusters, >= 1
@@ -43,7 +48,9 @@ struct KMeansParams {
 
 // Why a Lloyd run stopped.
 enum class KMeansStop { no_change, tol, max_iter };
-std::string kmeans_stop_name(KMeansStop stop);
+inline constexpr NameTable<KMeansStop, 3> kKMeansStopNames{
+    "stopping reason", {{{KMeansStop::no_change, "no_change"}, {KMeansStop::tol, "tol"}, {KMeansStop::max_iter, "max_iter"}}}};
+constexpr const auto& name_table(KMeansStop) { return kKMeansStopNames; }
 
 class KMeans {
  public:

@@ -21,22 +21,6 @@
 
 namespace mlt {
 
-KnnWeights parse_knn_weights(const std::string& name) {
-  if (name == "uniform") return KnnWeights::uniform;
-  if (name == "distance") return KnnWeights::distance;
-  if (name == "distance2") return KnnWeights::distance2;
-  throw UsageError("unknown weights \"" + name + "\" (uniform, distance, distance2)");
-}
-
-std::string knn_weights_name(KnnWeights w) {
-  switch (w) {
-    case KnnWeights::uniform: return "uniform";
-    case KnnWeights::distance: return "distance";
-    case KnnWeights::distance2: return "distance2";
-  }
-  return "?";
-}
-
 void Knn::check_params(std::size_t n) const {
   if (params_.k == 0) throw UsageError("k must be at least 1");
   if (params_.k > n)
@@ -245,9 +229,9 @@ void Knn::save(io::ModelWriter& out) const {
   auto& h = out.header();
   h["params"] = {{"k", params_.k},
                  {"regression", params_.regression},
-                 {"weights", knn_weights_name(params_.weights)},
-                 {"metric", knn::metric_name(params_.metric)},
-                 {"algorithm", knn::algorithm_name(params_.algorithm)},
+                 {"weights", name_of(params_.weights)},
+                 {"metric", name_of(params_.metric)},
+                 {"algorithm", name_of(params_.algorithm)},
                  {"standardize", params_.standardize},
                  {"kernel", params_.kernel.has_value()}};
   if (params_.kernel) kernel_.save(out);
@@ -255,7 +239,7 @@ void Knn::save(io::ModelWriter& out) const {
                  {"n_train", n_train()},
                  {"n_classes", n_classes_},
                  {"n_targets", params_.regression ? n_targets() : 0},
-                 {"search", knn::algorithm_name(algorithm())}};
+                 {"search", name_of(algorithm())}};
   if (params_.standardize) scaler_.save(out);
   out.add("train_X", X_);
   if (params_.regression) out.add("train_Y", Y_);
@@ -268,9 +252,9 @@ Knn Knn::load(const io::ModelReader& in) {
   p.k = in.get<std::size_t>("/params/k");
   p.regression = in.get<bool>("/params/regression");
   try {
-    p.weights = parse_knn_weights(in.get<std::string>("/params/weights"));
-    p.metric = knn::parse_metric(in.get<std::string>("/params/metric"));
-    p.algorithm = knn::parse_algorithm(in.get<std::string>("/params/algorithm"));
+    p.weights = parse_name<KnnWeights>(in.get<std::string>("/params/weights"));
+    p.metric = parse_name<knn::Metric>(in.get<std::string>("/params/metric"));
+    p.algorithm = parse_name<knn::Algorithm>(in.get<std::string>("/params/algorithm"));
   } catch (const UsageError& e) {
     in.fail(e.what());
   }

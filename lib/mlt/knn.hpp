@@ -12,6 +12,7 @@
 #include "mlt/kernel.hpp"
 #include "mlt/knn/search.hpp"
 #include "mlt/standardizer.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt {
 
@@ -20,8 +21,9 @@ enum class KnnWeights {
   distance,   // 1 / d, scikit-learn's weights="distance"
   distance2,  // 1 / d², the weighted kNN of the lecture notes
 };
-KnnWeights parse_knn_weights(const std::string& name);  // UsageError if unknown
-std::string knn_weights_name(KnnWeights w);
+inline constexpr NameTable<KnnWeights, 3> kKnnWeightsNames{
+    "weights", {{{KnnWeights::uniform, "uniform"}, {KnnWeights::distance, "distance"}, {KnnWeights::distance2, "distance2"}}}};
+constexpr const auto& name_table(KnnWeights) { return kKnnWeightsNames; }
 
 struct KnnParams {
   std::size_t k = 5;              // neighbours, 1 <= k <= n_train

@@ -85,16 +85,6 @@ arma::mat least_squares_solve(const arma::mat& A, const arma::mat& B) {
 
 }  // namespace
 
-LandmarkMethod parse_landmark_method(const std::string& name) {
-  if (name == "uniform") return LandmarkMethod::uniform;
-  if (name == "kmeans++" || name == "kmeanspp") return LandmarkMethod::kmeanspp;
-  throw UsageError("unknown landmark method \"" + name + "\" (uniform, kmeans++)");
-}
-
-std::string landmark_method_name(LandmarkMethod m) {
-  return m == LandmarkMethod::uniform ? "uniform" : "kmeans++";
-}
-
 Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
   if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");
   if (!(params_.memory_limit >= 0)) throw UsageError("memory limit must be >= 0");
@@ -195,7 +185,7 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
     if (spd::cholesky_in_place(L)) break;
     if (delta > 1e-2 * scale)
       throw DataError("krr --nystrom: the landmarks' kernel matrix is not positive semidefinite (kernel " +
-                      kernel_type_name(kernel_.params().type) +
+                      name_of(kernel_.params().type) +
                       "); the Nyström approximation needs a positive definite kernel");
   }
   jitter_ = delta;
@@ -285,10 +275,10 @@ void Krr::save(io::ModelWriter& out) const {
   h["params"] = {{"lambda", params_.lambda},
                  {"standardize", params_.standardize},
                  {"nystrom", params_.nystrom},
-                 {"landmarks", landmark_method_name(params_.landmarks)},
+                 {"landmarks", name_of(params_.landmarks)},
                  {"seed", params_.seed},
                  // The resolved kernel, repeated from header()["kernel"] for `mlt info`.
-                 {"kernel", kernel_type_name(kernel_.params().type)},
+                 {"kernel", name_of(kernel_.params().type)},
                  {"gamma", kernel_.gamma()},
                  {"degree", kernel_.params().degree},
                  {"coef0", kernel_.params().coef0}};
@@ -311,7 +301,7 @@ Krr Krr::load(const io::ModelReader& in) {
   p.standardize = in.get<bool>("/params/standardize");
   p.nystrom = in.get<std::size_t>("/params/nystrom");
   try {
-    p.landmarks = parse_landmark_method(in.get<std::string>("/params/landmarks"));
+    p.landmarks = parse_name<LandmarkMethod>(in.get<std::string>("/params/landmarks"));
   } catch (const UsageError&) {
     in.fail("unknown landmark method");
   }

@@ -11,6 +11,7 @@
 #include "mlt/kernel.hpp"
 #include "mlt/spd.hpp"
 #include "mlt/standardizer.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt {
 
@@ -18,8 +19,10 @@ enum class LandmarkMethod {
   uniform,   // M training rows drawn uniformly without replacement
   kmeanspp,  // k-means++ (D²) seeding: spread over the data
 };
-LandmarkMethod parse_landmark_method(const std::string& name);  // UsageError if unknown
-std::string landmark_method_name(LandmarkMethod m);
+inline constexpr NameTable<LandmarkMethod, 3> kLandmarkNames{
+    "landmark method",
+    {{{LandmarkMethod::uniform, "uniform"}, {LandmarkMethod::kmeanspp, "kmeans++"}, {LandmarkMethod::kmeanspp, "kmeanspp"}}}};
+constexpr const auto& name_table(LandmarkMethod) { return kLandmarkNames; }
 
 struct KrrParams {
   KernelParams kernel;          // kernel and its parameters (see kernel.hpp)

@@ -76,14 +76,6 @@ std::string num(double v) {
 
 }  // namespace
 
-MultiClass parse_multiclass(const std::string& name) {
-  if (name == "multinomial") return MultiClass::multinomial;
-  if (name == "ovr") return MultiClass::ovr;
-  throw UsageError("unknown multiclass scheme \"" + name + "\" (multinomial, ovr)");
-}
-
-std::string multiclass_name(MultiClass m) { return m == MultiClass::ovr ? "ovr" : "multinomial"; }
-
 // ---------------------------------------------------------------------------------
 // The objective.
 
@@ -561,7 +553,7 @@ void LogReg::save(io::ModelWriter& out) const {
                  {"fit_intercept", params_.fit_intercept},
                  {"standardize", params_.standardize},
                  {"class_weight", params_.balanced ? "balanced" : "none"},
-                 {"multiclass", multiclass_name(params_.multiclass)},
+                 {"multiclass", name_of(params_.multiclass)},
                  {"tol", params_.tol},
                  {"max_iter", params_.max_iter},
                  {"kernelized", params_.kernelized}};
@@ -621,7 +613,7 @@ LogReg LogReg::load(const io::ModelReader& in) {
   if (cw != "balanced" && cw != "none") in.fail("unknown class_weight \"" + cw + "\"");
   p.balanced = cw == "balanced";
   try {
-    p.multiclass = parse_multiclass(in.get<std::string>("/params/multiclass"));
+    p.multiclass = parse_name<MultiClass>(in.get<std::string>("/params/multiclass"));
   } catch (const UsageError& e) {
     in.fail(e.what());
   }

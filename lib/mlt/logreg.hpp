@@ -11,6 +11,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
 #include "mlt/standardizer.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt {
 
@@ -18,8 +19,9 @@ enum class MultiClass {
   multinomial,  // one softmax over K classes (K x p weights); the default
   ovr,          // K independent binary problems, probabilities normalized (scikit-learn's "ovr")
 };
-MultiClass parse_multiclass(const std::string& name);  // UsageError if unknown
-std::string multiclass_name(MultiClass m);
+inline constexpr NameTable<MultiClass, 2> kMultiClassNames{
+    "multiclass scheme", {{{MultiClass::multinomial, "multinomial"}, {MultiClass::ovr, "ovr"}}}};
+constexpr const auto& name_table(MultiClass) { return kMultiClassNames; }
 
 struct LogRegParams {
   double lambda = 1.0;         // L2 penalty (λ/2)‖W‖² on the weights, >= 0; scikit-learn's C = 1/λ.

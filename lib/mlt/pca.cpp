@@ -185,8 +185,7 @@ void Pca::save(io::ModelWriter& out) const {
                  {"variance", params_.variance},
                  {"whiten", params_.whiten},
                  {"standardize", params_.standardize},
-                 {"solver", params_.solver == PcaSolver::svd ? "svd"
-                            : params_.solver == PcaSolver::covariance ? "covariance" : "auto"}};
+                 {"solver", name_of(params_.solver)}};
   h["fitted"] = {{"n_features", n_features()}, {"n_components", n_components()}};
   out.add("mean", mean_);
   if (params_.standardize) scaler_.save(out);
@@ -204,7 +203,8 @@ Pca Pca::load(const io::ModelReader& in) {
   p.whiten = in.get<bool>("/params/whiten");
   p.standardize = in.get<bool>("/params/standardize");
   const auto solver = in.get<std::string>("/params/solver");
-  p.solver = solver == "svd" ? PcaSolver::svd : solver == "covariance" ? PcaSolver::covariance : PcaSolver::automatic;
+  if (!kPcaSolverNames.accepts(solver)) in.fail("unknown pca solver \"" + solver + "\"");
+  p.solver = parse_name<PcaSolver>(solver);
   Pca pca(p);
   const auto n_features = in.get<std::size_t>("/fitted/n_features");
   const auto k = in.get<std::size_t>("/fitted/n_components");

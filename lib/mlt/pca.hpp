@@ -7,6 +7,7 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt {
 
@@ -15,6 +16,9 @@ enum class PcaSolver {
   svd,         // thin SVD of the centred data: accurate for every component
   covariance,  // eigenvectors of the p x p scatter matrix: one BLAS-3 pass, for n >> p
 };
+inline constexpr NameTable<PcaSolver, 3> kPcaSolverNames{
+    "pca solver", {{{PcaSolver::automatic, "auto"}, {PcaSolver::svd, "svd"}, {PcaSolver::covariance, "covariance"}}}};
+constexpr const auto& name_table(PcaSolver) { return kPcaSolverNames; }
 
 struct PcaParams {
   std::size_t n_components = 0;  // k; 0: all min(n, p), unless `variance` is set

@@ -122,24 +122,6 @@ bool cholesky_solve(arma::mat& A, double lambda, arma::mat& R, double& rcond) {
 
 }  // namespace
 
-RidgeSolver parse_ridge_solver(const std::string& name) {
-  if (name == "auto") return RidgeSolver::automatic;
-  if (name == "primal" || name == "cholesky") return RidgeSolver::primal;
-  if (name == "dual") return RidgeSolver::dual;
-  if (name == "svd") return RidgeSolver::svd;
-  throw UsageError("unknown ridge solver \"" + name + "\" (auto, primal, dual, svd)");
-}
-
-std::string ridge_solver_name(RidgeSolver s) {
-  switch (s) {
-    case RidgeSolver::automatic: return "auto";
-    case RidgeSolver::primal: return "primal";
-    case RidgeSolver::dual: return "dual";
-    case RidgeSolver::svd: return "svd";
-  }
-  return "?";
-}
-
 Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
   if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");
   check_fit_input(X, 1);
@@ -246,10 +228,10 @@ void Ridge::save(io::ModelWriter& out) const {
   h["params"] = {{"lambda", params_.lambda},
                  {"fit_intercept", params_.fit_intercept},
                  {"standardize", params_.standardize},
-                 {"solver", ridge_solver_name(params_.solver)}};
+                 {"solver", name_of(params_.solver)}};
   h["fitted"] = {{"n_features", n_features()},
                  {"n_targets", n_targets()},
-                 {"solver", ridge_solver_name(solver_used_)},
+                 {"solver", name_of(solver_used_)},
                  {"rank", rank_}};
   // JSON has no infinity: a singular system is recorded as the string "inf".
   if (std::isfinite(condition_)) h["fitted"]["condition"] = condition_;
@@ -266,7 +248,7 @@ Ridge Ridge::load(const io::ModelReader& in) {
   p.fit_intercept = in.get<bool>("/params/fit_intercept");
   p.standardize = in.get<bool>("/params/standardize");
   try {
-    p.solver = parse_ridge_solver(in.get<std::string>("/params/solver"));
+    p.solver = parse_name<RidgeSolver>(in.get<std::string>("/params/solver"));
   } catch (const UsageError&) {
     in.fail("unknown ridge solver");
   }
@@ -276,7 +258,7 @@ Ridge Ridge::load(const io::ModelReader& in) {
   const auto n_targets = in.get<std::size_t>("/fitted/n_targets");
   if (n_features == 0 || n_targets == 0) in.fail("invalid ridge dimensions");
   try {
-    r.solver_used_ = parse_ridge_solver(in.get<std::string>("/fitted/solver"));
+    r.solver_used_ = parse_name<RidgeSolver>(in.get<std::string>("/fitted/solver"));
   } catch (const UsageError&) {
     in.fail("unknown ridge solver");
   }

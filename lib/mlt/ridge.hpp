@@ -8,6 +8,7 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt {
 
@@ -17,8 +18,13 @@ enum class RidgeSolver {
   dual,       // Cholesky of XXᵀ + λI (n x n), w = Xᵀ(XXᵀ + λI)⁻¹y: O(n² p + n³)
   svd,        // thin SVD of X: the most robust, O(n p min(n, p))
 };
-RidgeSolver parse_ridge_solver(const std::string& name);  // UsageError if unknown
-std::string ridge_solver_name(RidgeSolver s);
+inline constexpr NameTable<RidgeSolver, 5> kRidgeSolverNames{"ridge solver",
+                                                            {{{RidgeSolver::automatic, "auto"},
+                                                              {RidgeSolver::primal, "primal"},
+                                                              {RidgeSolver::dual, "dual"},
+                                                              {RidgeSolver::svd, "svd"},
+                                                              {RidgeSolver::primal, "cholesky"}}}};
+constexpr const auto& name_table(RidgeSolver) { return kRidgeSolverNames; }
 
 struct RidgeParams {
   double lambda = 1.0;        // L2 penalty λ >= 0 (scikit-learn Ridge's alpha); 0: least squares

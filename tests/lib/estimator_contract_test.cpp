@@ -199,7 +199,7 @@ TEST_CASE("rows are independent for every kernel and variant, exactly") {
   const arma::mat X = sample_features(80, 4, 3), T = sample_features(41, 4, 4);
   for (auto type : {mlt::KernelType::linear, mlt::KernelType::poly, mlt::KernelType::rbf, mlt::KernelType::laplacian,
                     mlt::KernelType::exponential, mlt::KernelType::sigmoid}) {
-    CAPTURE(mlt::kernel_type_name(type));
+    CAPTURE(mlt::name_of(type));
     for (std::size_t nystrom : {std::size_t(0), std::size_t(20)}) {
       if (nystrom && type == mlt::KernelType::sigmoid) continue;  // refused: not positive definite
       CAPTURE(nystrom);

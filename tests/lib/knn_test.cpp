@@ -113,7 +113,7 @@ void check_classifier_fixture(const std::string& name, const std::string& file, 
         if (!ok) MESSAGE(name << " k=" << k << " " << row[1] << " row " << row[2] << ": " << mine << " not in " << row[4]);
       }
     }
-    INFO(name << " with " << mlt::knn::algorithm_name(a));
+    INFO(name << " with " << mlt::name_of(a));
     CHECK(same_as_sklearn == compared);
     CHECK(sensitive_ok == sensitive);
     CHECK(compared > 0.95 * expected.size());
@@ -153,7 +153,7 @@ TEST_CASE("knn regression equals scikit-learn on diabetes (standardized)") {
                                     : mine >= lo - 1e-9 * std::abs(lo) && mine <= hi + 1e-9 * std::abs(hi);
       bad += !ok;
     }
-    INFO(mlt::knn::algorithm_name(a));
+    INFO(mlt::name_of(a));
     CHECK(bad == 0);
   }
 }
@@ -210,7 +210,7 @@ TEST_CASE("knn search: brute force and k-d tree equal a plain-loop oracle") {
       oracle(T, Q, k, metric, idx, dist);
       const mlt::knn::SearchIndex brute(T, metric, Algorithm::brute), tree(T, metric, Algorithm::kdtree);
       const auto a = brute.search(Q, k), b = tree.search(Q, k);
-      INFO("metric " << mlt::knn::metric_name(metric) << ", p = " << p);
+      INFO("metric " << mlt::name_of(metric) << ", p = " << p);
       CHECK(arma::all(arma::vectorise(a.index == b.index)));
       CHECK(arma::approx_equal(a.distance, b.distance, "absdiff", 0.0));  // bit-identical
       CHECK(arma::all(arma::vectorise(a.index == idx)));  // continuous data: no ties to break
@@ -233,7 +233,7 @@ TEST_CASE("knn search: exact ties and duplicates are ordered by training row, wh
       oracle(T, Q, 25, metric, idx, dist);
       const auto a = mlt::knn::SearchIndex(T, metric, Algorithm::brute).search(Q, 25);
       const auto b = mlt::knn::SearchIndex(T, metric, Algorithm::kdtree).search(Q, 25);
-      INFO("metric " << mlt::knn::metric_name(metric) << ", p = " << p);
+      INFO("metric " << mlt::name_of(metric) << ", p = " << p);
       CHECK(arma::all(arma::vectorise(a.index == idx)));
       CHECK(arma::all(arma::vectorise(b.index == idx)));
       CHECK(arma::approx_equal(a.distance, dist, "absdiff", 0.0));
@@ -471,7 +471,7 @@ TEST_CASE("knn search: brute force skipping distant blocks of clustered data equ
     const mlt::knn::SearchIndex brute(T, metric, Algorithm::brute), tree(T, metric, Algorithm::kdtree);
     for (std::size_t k : {1u, 12u, 100u}) {
       const auto a = brute.search(Q, k), b = tree.search(Q, k);
-      INFO("metric " << mlt::knn::metric_name(metric) << ", k = " << k);
+      INFO("metric " << mlt::name_of(metric) << ", k = " << k);
       CHECK(arma::all(arma::vectorise(a.index == idx.cols(0, k - 1))));
       CHECK(arma::all(arma::vectorise(a.index == b.index)));
       CHECK(arma::approx_equal(a.distance, b.distance, "absdiff", 0.0));

@@ -56,7 +56,7 @@ TEST_CASE("krr: predictions equal scikit-learn's KernelRidge to 1e-6 for every s
     Krr::Params p;
     s >> name >> kernel >> p.lambda >> p.kernel.gamma >> p.kernel.degree >> p.kernel.coef0 >> p.kernel.sigma;
     REQUIRE(s);
-    p.kernel.type = parse_kernel_type(kernel);
+    p.kernel.type = parse_name<KernelType>(kernel);
     Warnings w;
     Krr k(p);
     k.fit(train.X, train.y);
@@ -108,7 +108,7 @@ TEST_CASE("krr: Nyström with M = n landmarks equals the exact solution") {
     Krr ny(p);
     ny.fit(train.X, train.y);
     CHECK(ny.basis().n_rows == train.X.n_rows);
-    INFO(landmark_method_name(method) << ": max difference " << arma::abs(ny.predict(test.X) - exact).max());
+    INFO(name_of(method) << ": max difference " << arma::abs(ny.predict(test.X) - exact).max());
     CHECK(arma::abs(ny.predict(test.X) - exact).max() <= 1e-6);
   }
 }
@@ -124,7 +124,7 @@ TEST_CASE("krr: the Nyström error shrinks as M grows (fixed seed)") {
       p.nystrom = m;
       p.seed = 7;
       const double err = rms(Krr(p).fit(train.X, train.y).predict(test.X), exact);
-      INFO(landmark_method_name(method) << " M=" << m << ": rms difference from exact " << err);
+      INFO(name_of(method) << " M=" << m << ": rms difference from exact " << err);
       CHECK(err < previous);
       if (m == 4) first = err;
       previous = err;

@@ -69,7 +69,7 @@ TEST_CASE("ridge: coefficients and intercept equal scikit-learn's Ridge on diabe
         p.solver = solver;
         Ridge r(p);
         r.fit(d.X, d.y);
-        const std::string what = "lambda " + lam + (standardize ? " std " : " raw ") + ridge_solver_name(solver);
+        const std::string what = "lambda " + lam + (standardize ? " std " : " raw ") + name_of(solver);
         check_close(r.coef(), ref.rows(0, 9), 1e-8, what + " coef");
         check_close(r.intercept(), ref.row(10), 1e-8, what + " intercept");
       }
@@ -97,8 +97,8 @@ TEST_CASE("ridge: no intercept and several targets equal scikit-learn") {
     p.solver = solver;
     Ridge r(p);
     r.fit(X2, Y2);
-    check_close(r.coef(), ref.rows(0, 8), 1e-8, "multi coef " + ridge_solver_name(solver));
-    check_close(r.intercept(), ref.row(9), 1e-8, "multi intercept " + ridge_solver_name(solver));
+    check_close(r.coef(), ref.rows(0, 8), 1e-8, "multi coef " + name_of(solver));
+    check_close(r.intercept(), ref.row(9), 1e-8, "multi intercept " + name_of(solver));
   }
 }
 
@@ -141,7 +141,7 @@ TEST_CASE("ridge: more features than samples, the dual and primal and svd solver
     p.solver = solver;
     Ridge r(p);
     r.fit(X, y);
-    check_close(r.coef(), ref.coef(), 1e-9, "p > n " + ridge_solver_name(solver));
+    check_close(r.coef(), ref.coef(), 1e-9, "p > n " + name_of(solver));
     check_close(r.intercept(), ref.intercept(), 1e-9, "p > n intercept");
   }
   p.solver = RidgeSolver::automatic;

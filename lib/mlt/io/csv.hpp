@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlt/core/names.hpp"
 #include "mlt/core/types.hpp"
 
 namespace mlt::io {
@@ -19,6 +20,9 @@ enum class MissingPolicy {
   error,  // the first empty / NA / NaN cell stops the read with its location
   drop,   // rows with a missing feature or text-column cell are skipped and counted
 };
+inline constexpr NameTable<MissingPolicy, 2> kMissingPolicyNames{
+    "missing-value policy", {{{MissingPolicy::error, "error"}, {MissingPolicy::drop, "drop"}}}};
+constexpr const auto& name_table(MissingPolicy) { return kMissingPolicyNames; }
 
 struct CsvOptions {
   bool header = true;   // the first record names the columns

@@ -118,40 +118,6 @@ double key_of(Metric m, const double* q, const double* x, arma::uword p) {
 // its own rows, so the result does not depend on the schedule.
 }  // namespace
 
-Metric parse_metric(const std::string& name) {
-  if (name == "euclidean") return Metric::euclidean;
-  if (name == "manhattan") return Metric::manhattan;
-  if (name == "chebyshev") return Metric::chebyshev;
-  if (name == "cosine") return Metric::cosine;
-  throw UsageError("unknown metric \"" + name + "\" (euclidean, manhattan, chebyshev, cosine)");
-}
-
-std::string metric_name(Metric m) {
-  switch (m) {
-    case Metric::euclidean: return "euclidean";
-    case Metric::manhattan: return "manhattan";
-    case Metric::chebyshev: return "chebyshev";
-    case Metric::cosine: return "cosine";
-  }
-  return "?";
-}
-
-Algorithm parse_algorithm(const std::string& name) {
-  if (name == "auto") return Algorithm::automatic;
-  if (name == "brute") return Algorithm::brute;
-  if (name == "kdtree") return Algorithm::kdtree;
-  throw UsageError("unknown algorithm \"" + name + "\" (auto, brute, kdtree)");
-}
-
-std::string algorithm_name(Algorithm a) {
-  switch (a) {
-    case Algorithm::automatic: return "auto";
-    case Algorithm::brute: return "brute";
-    case Algorithm::kdtree: return "kdtree";
-  }
-  return "?";
-}
-
 namespace {
 // Rows scaled to unit length (cosine). Zero rows have no direction.
 arma::mat unit_columns(arma::mat Pt, const char* what) {

@@ -20,16 +20,20 @@
 #include <string>
 
 #include "mlt/core/types.hpp"
+#include "mlt/core/names.hpp"
 
 namespace mlt::knn {
 
 enum class Metric { euclidean, manhattan, chebyshev, cosine };
 enum class Algorithm { automatic, brute, kdtree };
 
-Metric parse_metric(const std::string& name);        // UsageError if unknown
-std::string metric_name(Metric m);
-Algorithm parse_algorithm(const std::string& name);  // "auto", "brute", "kdtree"
-std::string algorithm_name(Algorithm a);
+inline constexpr NameTable<Metric, 4> kMetricNames{
+    "metric",
+    {{{Metric::euclidean, "euclidean"}, {Metric::manhattan, "manhattan"}, {Metric::chebyshev, "chebyshev"}, {Metric::cosine, "cosine"}}}};
+constexpr const auto& name_table(Metric) { return kMetricNames; }
+inline constexpr NameTable<Algorithm, 3> kAlgorithmNames{
+    "algorithm", {{{Algorithm::automatic, "auto"}, {Algorithm::brute, "brute"}, {Algorithm::kdtree, "kdtree"}}}};
+constexpr const auto& name_table(Algorithm) { return kAlgorithmNames; }
 
 // The k nearest reference points of each query, nearest first.
 struct Neighbors {
