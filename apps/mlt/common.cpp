@@ -93,6 +93,23 @@ CLI::Validator positive_integer() {
       "INTEGER>=1");
 }
 
+std::string flag_names(const std::string& message) {
+  std::string out;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    const std::size_t close = message[i] == '`' ? message.find('`', i + 1) : std::string::npos;
+    const std::string_view name =
+        close == std::string::npos ? std::string_view() : std::string_view(message).substr(i + 1, close - i - 1);
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string_view::npos) {
+      out += message[i];
+      continue;
+    }
+    out += "--";
+    for (char c : name) out += c == '_' ? '-' : c;
+    i = close;
+  }
+  return out;
+}
+
 CLI::Validator seed() {
   return CLI::Validator(
       [](std::string& s) -> std::string {

@@ -20,6 +20,10 @@
 
 namespace mlt::app {
 
+// A library message as the command line says it: each parameter the library names
+// in backquotes (`max_iter`) becomes its flag (--max-iter).
+std::string flag_names(const std::string& message);
+
 // The command line as typed, for model provenance; set by main.
 void set_command_line(int argc, char** argv);
 

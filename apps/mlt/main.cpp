@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
     mlt::set_thread_count(threads);
     mlt::app::set_quiet(quiet);
     mlt::app::set_timings(timings);
-    mlt::set_log_function(quiet ? mlt::LogFunction() : [](const std::string& m) { std::cerr << "mlt: " << m << '\n'; });
+    mlt::set_log_function(quiet ? mlt::LogFunction()
+                                : [](const std::string& m) { std::cerr << "mlt: " << mlt::app::flag_names(m) << '\n'; });
   });
 
   mlt::app::setup_pca(app);
@@ -176,13 +177,13 @@ int main(int argc, char** argv) {
               << " --help' for usage.\n";
     return mlt::kExitUsage;
   } catch (const CLI::ParseError& e) {
-    std::cerr << command_name(app) << ": " << e.what() << "\nRun '" << command_name(app)
+    std::cerr << command_name(app) << ": " << mlt::app::flag_names(e.what()) << "\nRun '" << command_name(app)
               << " --help' for usage.\n";
     return mlt::kExitUsage;
   } catch (const mlt::BrokenPipe&) {
     return mlt::kExitSigpipe;
   } catch (const mlt::Error& e) {
-    std::cerr << command_name(app) << ": error: " << e.what() << '\n';
+    std::cerr << command_name(app) << ": error: " << mlt::app::flag_names(e.what()) << '\n';
     return e.exit_status();
   } catch (const std::bad_alloc&) {
     std::cerr << command_name(app) << ": error: out of memory\n";

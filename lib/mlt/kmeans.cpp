@@ -860,7 +860,7 @@ KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids)
   history_ = std::move(best.history);
   if (stop_ == KMeansStop::max_iter)
     warn("kmeans: not converged after " + std::to_string(params_.max_iter) +
-         " iterations; raise --max-iter or --tol");
+         " iterations; raise `max_iter` or `tol`");
   if (arma::any(sizes_ == 0)) warn("kmeans: a cluster is empty at the last iteration");
   return *this;
 }

@@ -94,7 +94,7 @@ Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
   if (!Y.is_finite()) throw DataError("non-finite target value");
   kernel_ = Kernel(params_.kernel, X.n_cols);  // validates, resolves gamma = 1 / p
   if (params_.nystrom > X.n_rows)
-    throw DataError("--nystrom M=" + std::to_string(params_.nystrom) + " > n_samples=" + std::to_string(X.n_rows));
+    throw DataError("`nystrom` M=" + std::to_string(params_.nystrom) + " > n_samples=" + std::to_string(X.n_rows));
 
   scaler_ = Standardizer();
   least_squares_ = false;
@@ -109,7 +109,7 @@ Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
   }
   if (!coef_.is_finite()) {
     coef_.reset();
-    throw DataError("kernel ridge: the solution is not finite; raise --lambda or rescale the data");
+    throw DataError("kernel ridge: the solution is not finite; raise `lambda` or rescale the data");
   }
   return *this;
 }
@@ -123,7 +123,7 @@ void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
     std::ostringstream s;
     s << "exact kernel ridge on " << n << " samples needs the " << n << " x " << n << " kernel matrix ("
       << human_bytes(need) << "), more than the " << human_bytes(have)
-      << " of memory available; use --nystrom M (e.g. --nystrom " << std::min<arma::uword>(n / 2, 2000)
+      << " of memory available; use `nystrom` M (e.g. `nystrom` " << std::min<arma::uword>(n / 2, 2000)
       << ") for the Nyström approximation";
     throw DataError(s.str());
   }
@@ -148,7 +148,7 @@ void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
     K.reset();
     if (have > 0 && 3 * need > have)
       throw DataError("K + lambda*I is singular and the least-squares fallback needs " + human_bytes(3 * need) +
-                      ", more than the " + human_bytes(have) + " available; raise --lambda");
+                      ", more than the " + human_bytes(have) + " available; raise `lambda`");
     arma::mat F = kernel_.gram(Xs, Xs);
     F.diag() += params_.lambda;
     alpha = least_squares_solve(F, Y);
@@ -184,7 +184,7 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
     L.diag() += delta;
     if (spd::cholesky_in_place(L)) break;
     if (delta > 1e-2 * scale)
-      throw DataError("krr --nystrom: the landmarks' kernel matrix is not positive semidefinite (kernel " +
+      throw DataError("krr `nystrom`: the landmarks' kernel matrix is not positive semidefinite (kernel " +
                       name_of(kernel_.params().type) +
                       "); the Nyström approximation needs a positive definite kernel");
   }

@@ -176,7 +176,7 @@ Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
     if (have > 0 && need > have)
       throw DataError("the dual solver needs the " + std::to_string(n) + " x " + std::to_string(n) + " matrix XXᵀ (" +
                       to_string_g(need / (1024.0 * 1024 * 1024)) + " GiB), more than the memory available; use " +
-                      "--solver primal or svd");
+                      "`solver` primal or svd");
     const arma::mat Z = pr.x_all();
     arma::mat K = Z * Z.t();
     arma::mat A = pr.y_all();

@@ -139,7 +139,7 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
                                                        const arma::mat& X, const arma::mat& Y,
                                                        const arma::mat& X_test) {
   const BlasSingleThreaded blas;  // the same bits whatever --threads and --jobs (parallel.hpp)
-  if (params.nystrom > 0) throw UsageError("krr path: only exact kernel ridge (no --nystrom)");
+  if (params.nystrom > 0) throw UsageError("krr path: only exact kernel ridge (no `nystrom`)");
   for (double l : lambdas)
     if (!(l >= 0) || !std::isfinite(l)) throw UsageError("krr path: every lambda must be >= 0");
   check_input(X, Y, 1, "krr path");
@@ -163,7 +163,7 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
     }
     const arma::vec d = 1.0 / (mu + l);
     arma::mat P = KtQ * (QtY.each_col() % d);
-    if (!P.is_finite()) throw DataError("kernel ridge: the solution is not finite; raise --lambda or rescale the data");
+    if (!P.is_finite()) throw DataError("kernel ridge: the solution is not finite; raise `lambda` or rescale the data");
     out.emplace_back(std::move(P));
   }
   return out;
@@ -215,7 +215,7 @@ std::vector<std::optional<arma::mat>> ridge_loo_predict(const RidgeParams& param
 std::vector<std::optional<arma::mat>> krr_loo_predict(const KrrParams& params, const std::vector<double>& lambdas,
                                                       const arma::mat& X, const arma::mat& Y) {
   const BlasSingleThreaded blas;  // the same bits whatever --threads and --jobs (parallel.hpp)
-  if (params.nystrom > 0) throw UsageError("krr leave-one-out: only exact kernel ridge (no --nystrom)");
+  if (params.nystrom > 0) throw UsageError("krr leave-one-out: only exact kernel ridge (no `nystrom`)");
   if (params.standardize)
     throw UsageError("krr leave-one-out: no closed form with standardize (the scaling changes with the row left out)");
   for (double l : lambdas)

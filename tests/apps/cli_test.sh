@@ -33,6 +33,10 @@ expect_error 2 'unexpected arguments --lamda 1; unknown flag --lamda: did you me
 expect_error 2 'unknown flag --standardise: did you mean --standardize\?' "did you mean, for a flag with no value" \
   "$MLT" pca fit "$IRIS" --standardise -o m
 expect_error 2 'unknown flag --zzzzzz$' "no suggestion when nothing is near" "$MLT" pca fit "$IRIS" --zzzzzz -o m
+# The library names parameters (`na`, `no_header`); the command line says its flags.
+printf 'a,b\n1,2\n,3\n' > na.csv
+expect_error 65 'missing value "" in column "a" \(use --na drop to skip such rows\)$' "library parameter shown as its flag" \
+  "$MLT" pca fit na.csv -o m
 # Seeds are unsigned 64-bit everywhere, and refused the same way everywhere.
 seed_error='--seed: a seed is a whole number from 0 to 18446744073709551615, got '
 for bad in -1 99999999999999999999 0x10 1e3; do

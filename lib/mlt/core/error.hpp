@@ -2,6 +2,11 @@
 // of these, and the command-line front end maps each family to its documented exit
 // status (see README, "Exit status"). Messages are one line and carry their own
 // context ("train.csv:7:3: expected a number, found \"abc\"").
+//
+// A message names a parameter, never a command-line flag, and marks it with
+// backquotes: "raise `max_iter` or `tol`". The library knows parameters; a front end
+// maps them to whatever it calls them (mlt's says --max-iter, see
+// app::flag_names), so the library reads the same from C++ and from the shell.
 #pragma once
 
 #include <stdexcept>

@@ -263,7 +263,7 @@ class RangeParser {
                     throw RangeError{line, col + 1,
                                      "missing value " + show(cell) + " in column \"" +
                                          plan_.column_names[col] +
-                                         "\" (use --na drop to skip such rows)"};
+                                         "\" (use `na` drop to skip such rows)"};
                   row_missing = true;
                   break;
                 case CellStatus::not_finite:
@@ -279,9 +279,9 @@ class RangeParser {
                            std::to_string(stream_offset_ + static_cast<std::uint64_t>(p - b) - cell.size() + nul) + ")";
                   if (quoted) why += " (quoted)";
                   if (ncols == 1 && cell.find_first_of(",;\t") != std::string_view::npos)
-                    why += "; only 1 column found: wrong --delimiter?";
+                    why += "; only 1 column found: wrong `delimiter`?";
                   if (!header_given_ && line_offset_ + record_line == 1)
-                    why += "; is line 1 a header? then drop --no-header";
+                    why += "; is line 1 a header? then drop `no_header`";
                   throw RangeError{line, col + 1, why};
                 }
               }
@@ -290,7 +290,7 @@ class RangeParser {
                 if (missing_ == MissingPolicy::error)
                   throw RangeError{line, col + 1,
                                    "missing value " + show(cell) + " in column \"" +
-                                       plan_.column_names[col] + "\" (use --na drop to skip such rows)"};
+                                       plan_.column_names[col] + "\" (use `na` drop to skip such rows)"};
                 row_missing = true;
               }
               out.text[plan_.slot[col]].emplace_back(cell);
@@ -575,7 +575,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     }
     if (all_numeric)
       throw DataError(source + ":" + std::to_string(line_no) +
-                      ": the first line holds only numbers, not column names; pass --no-header if the file has no header");
+                      ": the first line holds only numbers, not column names; pass `no_header` if the file has no header");
     std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (header[c].empty()) header[c] = "column" + std::to_string(c + 1);

@@ -108,7 +108,7 @@ TEST_CASE("malformed files") {
   CHECK(data_error("a,b\n1,2\n3\n") == "F:3: 1 field, expected 2");
   CHECK(data_error("a,b\n1,2\n3,4,5\n") == "F:3: 3 fields, expected 2");
   CHECK(data_error("a,b\n1,2\n,,\n") ==
-        "F:3:1: missing value \"\" in column \"a\" (use --na drop to skip such rows)");
+        "F:3:1: missing value \"\" in column \"a\" (use `na` drop to skip such rows)");
   CHECK(data_error("a,b\n1,\"2\n3,4\n") == "F:2:2: unterminated quote opened here");
   CHECK(data_error("a,b\n12,1\",\n") == "F:2:2: stray quote inside an unquoted field");
   CHECK(data_error("a,b\n\"1\"x,2\n") == "F:2:1: unexpected \"x\" after a closing quote");
@@ -119,7 +119,7 @@ TEST_CASE("malformed files") {
   CHECK(data_error(std::string("a,b\n1,2\0" "3\n", 10)).find("NUL byte at byte offset 7") != std::string::npos);
   CHECK(data_error("a,b\n1,\"1,5\"\n").find("F:2:2: expected a number") == 0);
   CHECK(data_error("1,2\n3,4\n").find("F:1: the first line holds only numbers") == 0);
-  CHECK(data_error("a\tb\n1\t2\n", CsvOptions{true, ',', {}, 0}).find("wrong --delimiter?") != std::string::npos);
+  CHECK(data_error("a\tb\n1\t2\n", CsvOptions{true, ',', {}, 0}).find("wrong `delimiter`?") != std::string::npos);
   CHECK(data_error("a,b\nx,1\n", CsvOptions{false, 0, {}, 0}).find("is line 1 a header?") != std::string::npos);
   CHECK(data_error("a,b\n1,\"" + std::string(1 << 21, 'x') + "\"\n").find("longer than 1 MiB") != std::string::npos);
 }
