@@ -16,6 +16,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/estimator.hpp"
 
 namespace mlt {
 
@@ -162,5 +163,7 @@ double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exac
                   std::uint64_t seed = kDefaultSeed);
 
 }  // namespace kmeans
+
+static_assert(Clusterer<KMeans>);
 
 }  // namespace mlt

@@ -13,6 +13,7 @@
 #include "mlt/knn/search.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/estimator.hpp"
 
 namespace mlt {
 
@@ -111,5 +112,7 @@ class Knn {
   Kernel kernel_;            // with a kernel
   arma::vec kernel_diag_;    // n: k(x_i, x_i) of the training rows
 };
+
+static_assert(Classifier<Knn>);
 
 }  // namespace mlt

@@ -12,6 +12,7 @@
 #include "mlt/spd.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/estimator.hpp"
 
 namespace mlt {
 
@@ -85,5 +86,7 @@ class Krr {
   bool least_squares_ = false;
   double jitter_ = 0;
 };
+
+static_assert(Regressor<Krr>);
 
 }  // namespace mlt

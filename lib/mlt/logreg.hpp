@@ -12,6 +12,7 @@
 #include "mlt/kernel.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/estimator.hpp"
 
 namespace mlt {
 
@@ -163,5 +164,7 @@ class LogReg {
   arma::vec intercept_;  // n_outputs
   std::vector<LogRegFitInfo> fit_info_;
 };
+
+static_assert(Classifier<LogReg>);
 
 }  // namespace mlt

@@ -8,6 +8,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/estimator.hpp"
 
 namespace mlt {
 
@@ -78,5 +79,7 @@ class Pca {
   arma::vec explained_variance_;
   arma::vec explained_variance_ratio_;
 };
+
+static_assert(Transformer<Pca>);
 
 }  // namespace mlt

@@ -9,6 +9,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/estimator.hpp"
 
 namespace mlt {
 
@@ -78,5 +79,7 @@ class Ridge {
   double condition_ = 0;
   std::size_t rank_ = 0;
 };
+
+static_assert(Regressor<Ridge>);
 
 }  // namespace mlt

@@ -156,6 +156,12 @@ TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, m
     CHECK(arma::approx_equal(C::apply(loaded, test), C::apply(e, test), "absdiff", 0.0));
     CHECK(saved(loaded) == bytes);
   }
+  SUBCASE("predict before fit is an error, not a crash or a number") {
+    const E e = C::make();
+    CHECK_FALSE(e.is_fitted());
+    CHECK(mlt::test::error_message([&] { C::apply(e, test); }, mlt::kExitSoftware).find("before fit") !=
+          std::string::npos);
+  }
   SUBCASE("a wrong number of features is refused") {
     E e = C::make();
     C::fit(e, X);
