@@ -105,7 +105,10 @@ expect_error 65 "expected a number in column \"species\"" "text feature column" 
 expect_error 65 "pca" "a model of another kind" "$MLT" kmeans predict iris.pca "$DATA/iris.csv"
 tail -n +2 dups.csv >no-header.csv
 expect_error 65 "model trained on 4 features, input has 2" "wrong width" "$MLT" kmeans predict iris.km --no-header no-header.csv
-expect_error 2 "refusing to overwrite" "output over the input" "$MLT" kmeans predict iris.km "$DATA/iris.csv" -o "$DATA/iris.csv"
+# On a scratch copy: were the refusal broken, the shipped data/iris.csv stays intact.
+cp "$DATA/iris.csv" iris-copy.csv
+expect_error 2 "refusing to overwrite" "output over the input" "$MLT" kmeans predict iris.km iris-copy.csv -o iris-copy.csv
+check "input intact after the refusal" cmp -s iris-copy.csv "$DATA/iris.csv"
 before=$(sha256sum iris.km)
 "$MLT" kmeans score iris.km "$DATA/iris.csv" >/dev/null
 check "score leaves the model unchanged" test "$before" = "$(sha256sum iris.km)"

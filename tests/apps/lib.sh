@@ -5,9 +5,18 @@ set -uo pipefail
 MLT=$1
 SRC=$2
 DATA=$SRC/data
-WORK=$(mktemp -d)
+# Each script works in its own new scratch directory, or not at all: if it cannot be
+# created or entered (TMPDIR pointing at a missing folder, say), the script stops here,
+# before running anything, instead of going on in the current directory and writing
+# $WORK/.out at the root, where other scripts would read its files and it theirs.
+# WORK is made absolute, so that it stays valid whatever TMPDIR holds.
+if ! WORK=$(mktemp -d) || [ -z "$WORK" ] || ! CDPATH= cd -- "$WORK"; then
+  echo "$(basename "$0"): FATAL: cannot create or enter a scratch directory (TMPDIR=${TMPDIR-unset}); no test run" >&2
+  [ -n "${WORK:-}" ] && rmdir -- "$WORK" 2>/dev/null
+  exit 1
+fi
+WORK=$PWD
 trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
 export LC_ALL=C
 passed=0
 failed=0

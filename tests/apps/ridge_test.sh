@@ -72,5 +72,8 @@ check "no model after failure" test ! -e x.ridge
 expect_error 65 "bmi" "prediction data without a feature" sh -c "cut -d, -f1,2,4- '$DATA/diabetes.csv' | '$MLT' ridge predict d.ridge -"
 "$MLT" pca fit "$DATA/diabetes.csv" -o d.pca 2>/dev/null
 expect_error 65 "pca" "a model of another kind" "$MLT" ridge predict d.pca "$DATA/diabetes.csv"
-expect_error 2 "overwrite" "output is the input" "$MLT" ridge predict d.ridge "$DATA/diabetes.csv" -o "$DATA/diabetes.csv"
+# On a scratch copy: were the refusal broken, the shipped data/diabetes.csv stays intact.
+cp "$DATA/diabetes.csv" diabetes-copy.csv
+expect_error 2 "overwrite" "output is the input" "$MLT" ridge predict d.ridge diabetes-copy.csv -o diabetes-copy.csv
+check "input intact after the refusal" cmp -s diabetes-copy.csv "$DATA/diabetes.csv"
 finish

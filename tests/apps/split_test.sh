@@ -32,7 +32,10 @@ printf 'id;name;x\n1;"a;b";1.50\n2;c;NA\n3;"d ""q""";3\n4;e;4\n' > odd.csv
 expect_status 0 "verbatim split" "$MLT" split odd.csv --test 2 -o o-train.csv o-test.csv
 check "verbatim cells and delimiter" test "$(cat o-train.csv o-test.csv | grep -c -e '"a;b"' -e '1.50' -e 'NA' -e '"d ""q"""')" -eq 3
 
-expect_error 2 "refusing to overwrite input" "output is input" "$MLT" split "$IRIS" -o "$IRIS" t.csv
+# On a scratch copy: were the refusal broken, the shipped data/iris.csv stays intact.
+cp "$IRIS" iris-copy.csv
+expect_error 2 "refusing to overwrite input" "output is input" "$MLT" split iris-copy.csv -o iris-copy.csv t.csv
+check "input intact after the refusal" cmp -s iris-copy.csv "$IRIS"
 expect_error 2 "must differ" "same two outputs" "$MLT" split "$IRIS" -o a.csv a.csv
 expect_error 65 "leaves" "test share too large" "$MLT" split "$IRIS" --test 150 -o a.csv b.csv
 expect_error 2 "no column named" "unknown stratify column" "$MLT" split "$IRIS" --stratify nope -o a.csv b.csv

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Old models load forever: the golden model files of tests/fixtures/golden/, one of
+# every algorithm in every model format version, written by scripts/fixtures/golden.py
+# from the format's description (never by mlt) with parameters from scikit-learn or
+# closed forms, are loaded and used as a user would, and their outputs compared with
+# the expected outputs computed there in NumPy. A change of mlt that stops reading
+# what an earlier mlt wrote, or reads it differently, fails here.
+source "$(dirname "$0")/lib.sh" "$@"
+G=$SRC/tests/fixtures/golden
+
+# compare GOT EXPECTED: same header and rows; text cells (labels) equal; the cluster
+# and neighbour columns (row and cluster numbers) equal; other numbers within 1e-9 of
+# the expected value, relative (absolute below 1). The outputs are computed by BLAS
+# and by NumPy in different orders; on these inputs they differ by at most ~1e-13
+# (golden.py keeps the cancellation in each sum below 1e3), hence 1e-9.
+cat > compare.py <<'PY'
+import csv, re, sys
+got, want = (list(csv.reader(open(p))) for p in sys.argv[1:3])
+def fail(msg):
+    sys.stderr.write(msg + "\n")
+    sys.exit(1)
+if got[0] != want[0]:
+    fail("header %s, expected %s" % (got[0], want[0]))
+if len(got) != len(want):
+    fail("%d rows, expected %d" % (len(got) - 1, len(want) - 1))
+for i, (g, w) in enumerate(zip(got[1:], want[1:]), start=1):
+    if len(g) != len(w):
+        fail("row %d: %d cells, expected %d" % (i, len(g), len(w)))
+    for name, a, b in zip(want[0], g, w):
+        try:
+            y = float(b)
+        except ValueError:
+            if a != b:
+                fail("row %d, %s: %r, expected %r" % (i, name, a, b))
+            continue
+        x = float(a)
+        exact = name == "cluster" or re.fullmatch(r"neighbor\d+", name)
+        if (x != y) if exact else not abs(x - y) <= 1e-9 * max(1.0, abs(y)):
+            fail("row %d, %s: %r, expected %r" % (i, name, a, b))
+PY
+
+n=0
+pairs=""
+while read -r model version algo verb input expected flags; do
+  case $model in ''|'#'*) continue ;; esac
+  n=$((n + 1))
+  # shellcheck disable=SC2086  # flags: zero or more words
+  run "$MLT" "$algo" "$verb" "$G/$model" "$G/$input" $flags -o "$model.csv"
+  check "$model: $algo $verb exits 0 (stderr: $err)" test "$rc" -eq 0
+  run python3 compare.py "$model.csv" "$G/$expected"
+  check "$model: output equals $expected ($err)" test "$rc" -eq 0
+  run "$MLT" info "$G/$model"
+  check "$model: mlt info (stderr: $err)" test "$rc" -eq 0
+  check "$model: info names kind and version" test "$(head -2 <<<"$out")" = "$(printf 'kind: %s\nformat_version: %s' "$algo" "$version")"
+  check "$model: the file is format version $version" test "$(head -1 "$G/$model")" = "mlt-model $version"
+  if [ "$version" = 1 ]; then
+    check "$model: a version 1 file has no binary section" test "$(grep -ac '^binary ' "$G/$model")" -eq 0
+  fi
+  pairs="$pairs $algo$version"
+done < "$G/cases.txt"
+
+# The set covers every algorithm in every version, and version 2's binary sections.
+for algo in pca kmeans ridge krr logreg knn; do
+  for version in 1 2; do
+    check "a golden $algo model of version $version" grep -qw "$algo$version" <<<"$pairs"
+  done
+done
+binary=$(grep -lac '^binary ' "$G"/*_v2.* | wc -l)
+check "at least three version 2 models hold a binary section ($binary)" test "$binary" -ge 3
+check "every case ran ($n)" test "$n" -ge 19
+
+# The comparison can fail: a number moved by 1e-8 (relative), a label changed.
+first=$(grep -v '^#' "$G/cases.txt" | grep ' logreg ' | head -1)
+set -- $first
+cp "$G/$6" expected.csv
+python3 - expected.csv <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+rows[1][1] = repr(float(rows[1][1]) * (1 + 1e-8) + 1e-8)
+csv.writer(open("moved.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+rows = list(csv.reader(open(sys.argv[1])))
+rows[1][0] = rows[2][0] if rows[2][0] != rows[1][0] else "other"
+csv.writer(open("relabelled.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+PY
+run python3 compare.py moved.csv expected.csv
+check "compare: a number moved by 1e-8 fails" test "$rc" -eq 1
+run python3 compare.py relabelled.csv expected.csv
+check "compare: a changed label fails" test "$rc" -eq 1
+run python3 compare.py expected.csv expected.csv
+check "compare: the same file passes" test "$rc" -eq 0
+finish
