@@ -352,13 +352,13 @@ void refuse_overwrite(const std::string& output, const std::vector<std::string>&
 }
 
 void CsvWriter::separate() {
-  if (!first_) buf_ += ',';
+  if (!first_) buf_ += delimiter_;
   first_ = false;
 }
 
 void CsvWriter::text(std::string_view cell) {
   separate();
-  io::append_cell(buf_, cell);
+  io::append_cell(buf_, cell, delimiter_);
 }
 
 void CsvWriter::number(double value) {

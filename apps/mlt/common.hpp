@@ -111,7 +111,7 @@ void refuse_overwrite(const std::string& output, const std::vector<std::string>&
 // nothing appears at `path` until commit() (temporary file, then rename).
 class CsvWriter {
  public:
-  explicit CsvWriter(const std::string& path) : out_(path) {}
+  explicit CsvWriter(const std::string& path, char delimiter = ',') : out_(path), delimiter_(delimiter) {}
   void text(std::string_view cell);  // quoted when it needs to be
   void number(double value);         // shortest round-trip decimal
   void end_row();
@@ -120,6 +120,7 @@ class CsvWriter {
  private:
   void separate();
   io::OutputFile out_;
+  char delimiter_;
   std::string buf_;
   bool first_ = true;
 };
