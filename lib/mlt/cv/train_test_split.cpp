@@ -14,8 +14,7 @@ std::size_t test_count(double test, std::size_t n) {
   if (!(test > 0) || !std::isfinite(test)) throw UsageError("`test` must be a fraction in (0, 1) or a row count");
   const std::size_t n_test = test < 1 ? static_cast<std::size_t>(std::ceil(test * static_cast<double>(n)))
                                       : static_cast<std::size_t>(test);
-  if (n_test == 0 || n_test >= n)
-  {
+  if (n_test == 0 || n_test >= n) {
     std::string value;
     io::append_number(value, test);
     throw DataError("`test` " + value + " leaves " + std::to_string(n - std::min(n, n_test)) +
