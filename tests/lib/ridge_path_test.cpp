@@ -8,16 +8,11 @@
 #include <limits>
 
 #include "mlt/core/error.hpp"
-#include "mlt/core/random.hpp"
+#include "test_util.hpp"
 
 namespace {
 
-arma::mat random_mat(arma::uword n, arma::uword p, std::uint64_t seed) {
-  mlt::Random rng(seed);
-  arma::mat A(n, p);
-  for (auto& a : A) a = 4 * rng.uniform() - 2;
-  return A;
-}
+using mlt::test::random_mat;
 
 double rel_diff(const arma::mat& a, const arma::mat& b) {
   return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());

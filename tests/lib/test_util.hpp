@@ -11,8 +11,18 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
+#include "mlt/core/random.hpp"
+#include "mlt/core/types.hpp"
 
 namespace mlt::test {
+
+// An n x p matrix of independent uniforms on [-2, 2), the same for the same seed.
+inline arma::mat random_mat(arma::uword n, arma::uword p, std::uint64_t seed) {
+  mlt::Random rng(seed);
+  arma::mat A(n, p);
+  for (auto& a : A) a = 4 * rng.uniform() - 2;
+  return A;
+}
 
 // A file with the given bytes in a fresh temporary directory, removed at scope exit.
 class TempFile {

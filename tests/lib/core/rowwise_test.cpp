@@ -9,16 +9,11 @@
 #include <limits>
 
 #include "mlt/core/parallel.hpp"
-#include "mlt/core/random.hpp"
+#include "../test_util.hpp"
 
 namespace {
 
-arma::mat random_mat(arma::uword n, arma::uword p, std::uint64_t seed) {
-  mlt::Random rng(seed);
-  arma::mat A(n, p);
-  for (auto& a : A) a = 4 * rng.uniform() - 2;
-  return A;
-}
+using mlt::test::random_mat;
 
 // The documented sum, written out: (((0 + a_1 b_1) + a_2 b_2) + ...), in ascending k.
 double plain_dot(const arma::mat& A, arma::uword i, const arma::mat& B, arma::uword j) {
