@@ -70,9 +70,8 @@ check "at least three version 2 models hold a binary section ($binary)" test "$b
 check "every case ran ($n)" test "$n" -ge 19
 
 # The comparison can fail: a number moved by 1e-8 (relative), a label changed.
-first=$(grep -v '^#' "$G/cases.txt" | grep ' logreg ' | head -1)
-set -- $first
-cp "$G/$6" expected.csv
+read -r _ _ _ _ _ expected _ < <(grep -v '^#' "$G/cases.txt" | grep ' logreg ' | head -1)
+cp "$G/$expected" expected.csv
 python3 - expected.csv <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))

@@ -10,7 +10,7 @@ DATA=$SRC/data
 # before running anything, instead of going on in the current directory and writing
 # $WORK/.out at the root, where other scripts would read its files and it theirs.
 # WORK is made absolute, so that it stays valid whatever TMPDIR holds.
-if ! WORK=$(mktemp -d) || [ -z "$WORK" ] || ! CDPATH= cd -- "$WORK"; then
+if ! WORK=$(mktemp -d) || [ -z "$WORK" ] || ! CDPATH='' cd -- "$WORK"; then
   echo "$(basename "$0"): FATAL: cannot create or enter a scratch directory (TMPDIR=${TMPDIR-unset}); no test run" >&2
   [ -n "${WORK:-}" ] && rmdir -- "$WORK" 2>/dev/null
   exit 1

@@ -3,7 +3,10 @@
 source "$(dirname "$0")/lib.sh" "$@"
 FIX=$SRC/tests/fixtures/logreg
 
-expect_status 0 "fit iris on species" "$MLT" logreg fit "$DATA/iris.csv" --target species --standardize -o iris.lr
+# --tol 1e-10: the fit reaches the optimum, so the numbers below can be compared with
+# scikit-learn's (tests/fixtures/logreg/iris_multinomial_*, lambda 1, standardized)
+# whatever the default stopping tolerance.
+expect_status 0 "fit iris on species" "$MLT" logreg fit "$DATA/iris.csv" --target species --standardize --tol 1e-10 -o iris.lr
 check "model written" test -s iris.lr
 
 # Text labels round-trip: the prediction column is named after the target and holds label text.
@@ -36,35 +39,111 @@ assert ours[0][1:] == ref[0], (ours[0], ref[0])
 d = max(abs(float(a) - float(b)) for o, r in zip(ours[1:], ref[1:]) for a, b in zip(o[1:], r))
 sys.exit(0 if d < 1e-5 and len(ours) == len(ref) else 1)"
 
+# Training scores, objective and coefficients as scikit-learn's at the same lambda
+# (iris_multinomial_scores.json and iris_multinomial_coef.csv, made by
+# scripts/fixtures/logreg.py): accuracy and confusion matrix exactly, log_loss, the
+# objective and the coefficients to 1e-6 (relative, absolute below 1, as close_to).
+SCORES=$FIX/iris_multinomial_scores.json
+ref() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$SCORES" "$1"; }
 run "$MLT" logreg score iris.lr "$DATA/iris.csv"
-check "score: accuracy line" grep -q "^accuracy 0.97333" <<<"$out"
+check "score: accuracy line as scikit-learn's ($(ref accuracy))" close_to "$(awk '$1 == "accuracy" { print $2 }' <<<"$out")" "$(ref accuracy)" 1e-12
 check "score: balanced_accuracy, f1_macro, log_loss" test "$(grep -cE '^(balanced_accuracy|f1_macro|log_loss) ' <<<"$out")" -eq 3
-check "score: confusion matrix with class names" grep -qE "^virginica +0 +1 +49$" <<<"$out"
+virginica_row=$(python3 -c 'import json,sys; print(*json.load(open(sys.argv[1]))["confusion_matrix"][2])' "$SCORES")
+check "score: confusion matrix with class names (virginica: $virginica_row)" grep -qE "^virginica +${virginica_row// / +}$" <<<"$out"
 run "$MLT" logreg score iris.lr "$DATA/iris.csv" --json
-check "score --json: log_loss" close_to "$(json_get "$out" log_loss)" 0.1295424 1e-5
-check "score --json: confusion matrix" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["confusion_matrix"][1])' "$out")" = "[0, 47, 3]"
+check "score --json: log_loss as scikit-learn's ($(ref log_loss))" close_to "$(json_get "$out" log_loss)" "$(ref log_loss)" 1e-6
+check "score --json: confusion matrix as scikit-learn's" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["confusion_matrix"])' "$out")" = "$(ref confusion_matrix)"
 
 run "$MLT" info iris.lr
 check "info: classes" grep -q "^classes: setosa, versicolor, virginica" <<<"$out"
 check "info: iterations" grep -qE "^  iterations: [0-9]+" <<<"$out"
-check "info: objective" grep -qE "^  objective: 31\.37" <<<"$out"
+check "info: objective as scikit-learn's optimum ($(ref objective))" close_to "$(awk '$1 == "objective:" { print $2 }' <<<"$out")" "$(ref objective)" 1e-6
 check "info: gradient norm" grep -qE "^  gradient_norm: " <<<"$out"
-check "info: coefficients by class and feature" grep -qE "^ +virginica +-1\.8[0-9]* +0\.48[0-9]* +-0\.79[0-9]* +2\.29[0-9]* +2\.63" <<<"$out"
+# coef_row CLASS CSV ROW: the info table's row for CLASS equals row ROW of a fixture's
+# coefficient file (intercept, then one per feature) to 1e-6.
+coef_row() {
+  python3 - "$1" "$2" "$3" "$out" <<'PY'
+import sys
+cls, path, row, text = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+want = [float(v) for v in open(path).read().split("\n")[row].split(",")]
+got = [line.split()[1:] for line in text.splitlines() if line.split()[:1] == [cls]]
+assert len(got) == 1, got
+got = [float(v) for v in got[0]]
+sys.exit(0 if len(got) == len(want) and all(abs(a - b) <= 1e-6 * max(1, abs(b)) for a, b in zip(got, want)) else 1)
+PY
+}
+check "info: coefficients by class and feature (virginica) as scikit-learn's" coef_row virginica "$FIX/iris_multinomial_coef.csv" 2
+check "info: coefficients (setosa) as scikit-learn's" coef_row setosa "$FIX/iris_multinomial_coef.csv" 0
 
 # Binary, one-vs-rest, class weights, kernels.
-expect_status 0 "fit binary" "$MLT" logreg fit "$FIX/iris_setosa_data.csv" --lambda 0.1 --standardize -o setosa.lr
+expect_status 0 "fit binary" "$MLT" logreg fit "$FIX/iris_setosa_data.csv" --lambda 0.1 --standardize --tol 1e-10 -o setosa.lr
 run "$MLT" info setosa.lr
-check "binary: one coefficient row for the positive class" grep -qE "^ +setosa +-3\.91" <<<"$out"
+check "binary: one coefficient row, for the positive class" test "$(grep -cE '^ +(setosa|other) ' <<<"$out")" -eq 1
+check "binary: the positive class's coefficients as scikit-learn's (iris_setosa_coef.csv)" coef_row setosa "$FIX/iris_setosa_coef.csv" 0
 expect_status 0 "fit ovr balanced" "$MLT" logreg fit "$DATA/wine.csv" --multiclass ovr --class-weight balanced -o ovr.lr --standardize
 run "$MLT" logreg predict ovr.lr "$DATA/wine.csv" --proba
 check "ovr predicts wine classes" test "$(sed -n 2p <<<"$out" | cut -d, -f1)" = "c1"
-for k in rbf poly laplacian sigmoid; do
-  expect_status 0 "fit kernel $k" "$MLT" logreg fit "$DATA/iris.csv" --kernel $k --standardize -o k_$k.lr
-  run "$MLT" logreg score k_$k.lr "$DATA/iris.csv" --json
-  check "kernel $k: scores" test "$rc" -eq 0
+# Kernel logistic regression at mlt's defaults (lambda 1, gamma 1/4, degree 3, coef0 1),
+# the probabilities equal those of the reference optimum of the same objective
+# (iris_multinomial_<kernel>_proba.csv: scikit-learn's Gram matrices, SciPy's exact
+# Newton trust region; scripts/fixtures/logreg.py) to 1e-6.
+for k in rbf poly laplacian; do
+  expect_status 0 "fit kernel $k" "$MLT" logreg fit "$DATA/iris.csv" --kernel $k --standardize --tol 1e-10 -o k_$k.lr
+  run "$MLT" logreg predict k_$k.lr "$DATA/iris.csv" --proba -o k_$k.csv
+  check "kernel $k: probabilities as the reference optimum's to 1e-6" python3 -c "
+import csv, sys
+ours = list(csv.reader(open('k_$k.csv')))
+ref = list(csv.reader(open('$FIX/iris_multinomial_${k}_proba.csv')))
+assert ours[0][1:] == ref[0] and len(ours) == len(ref), (ours[0], ref[0])
+sys.exit(0 if max(abs(float(a) - float(b)) for o, r in zip(ours[1:], ref[1:]) for a, b in zip(o[1:], r)) < 1e-6 else 1)"
 done
-run "$MLT" logreg score k_rbf.lr "$DATA/iris.csv" --json
-check "rbf kernel fits iris" awk -v a="$(json_get "$out" accuracy)" 'BEGIN { exit !(a > 0.95) }'
+# The sigmoid kernel has no reference optimum: its Gram matrix on iris is indefinite
+# (smallest eigenvalue -10.4, iris_sigmoid_gram.json), so q'Kq is unbounded below and so
+# is the objective, for every lambda. What must hold whatever the iterate: mlt's
+# probabilities are softmax(k(x, train) q + b) with scikit-learn's sigmoid kernel
+# tanh(gamma <x, x'> + coef0), and its reported objective is the documented one,
+# sum_i (log sum_k e^{s_ik} - s_{i,y_i}) + (lambda/2) sum_k q_k' K q_k, both computed
+# here from the model file's matrices (3 iterations keep the numbers moderate).
+run "$MLT" logreg fit "$DATA/iris.csv" --kernel sigmoid --standardize --max-iter 3 -o k_sigmoid.lr
+check "fit kernel sigmoid: exit 0 (stderr: $err)" test "$rc" -eq 0
+run "$MLT" logreg predict k_sigmoid.lr "$DATA/iris.csv" --proba -o k_sigmoid.csv
+check "kernel sigmoid: predict exits 0" test "$rc" -eq 0
+check "kernel sigmoid: probabilities and objective follow the documented formulas" python3 - k_sigmoid.lr "$DATA/iris.csv" k_sigmoid.csv <<'PY'
+import csv, json, math, sys
+lines = open(sys.argv[1]).read().split("\n")
+header, mats, i = json.loads(lines[1]), {}, 2
+while lines[i] != "end":
+    kw, name, r, c = lines[i].split()
+    assert kw == "matrix", kw  # 600 values and fewer: text
+    mats[name] = [[float(v) for v in lines[i + 1 + j].split()] for j in range(int(r))]
+    i += 1 + int(r)
+kern = header["kernel"]
+assert kern["type"] == "sigmoid" and kern["gamma"] == 0.25 and kern["coef0"] == 1
+g, c0, lam = kern["gamma"], kern["coef0"], header["params"]["lambda"]
+mean, scale = mats["scaler_mean"][0], mats["scaler_scale"][0]
+T, Q, b = mats["train"], mats["dual_coef"], [r[0] for r in mats["intercept"]]
+def k(x, t):
+    return math.tanh(g * sum(u * v for u, v in zip(x, t)) + c0)
+rows = list(csv.reader(open(sys.argv[2])))[1:]
+classes = sorted({r[4] for r in rows})
+X = [[(float(v) - m) / s for v, m, s in zip(r[:4], mean, scale)] for r in rows]
+K = [[k(x, t) for t in T] for x in X]
+S = [[sum(Ki[j] * Q[j][c] for j in range(len(T))) + b[c] for c in range(3)] for Ki in K]
+def softmax(s):
+    m = max(s)
+    e = [math.exp(v - m) for v in s]
+    return [v / sum(e) for v in e]
+ours = list(csv.reader(open(sys.argv[3])))[1:]
+worst = max(abs(float(o) - p) for row, s in zip(ours, S) for o, p in zip(row[1:], softmax(s)))
+loss = sum(math.log(sum(math.exp(v - max(s)) for v in s)) + max(s) - s[classes.index(r[4])] for s, r in zip(S, rows))
+Kt = [[k(x, t) for t in T] for x in T]  # the training rows' Gram matrix (X is the training data)
+pen = sum(Q[a][c] * Kt[a][j] * Q[j][c] for c in range(3) for a in range(len(T)) for j in range(len(T)))
+objective = loss + 0.5 * lam * pen
+reported = header["fitted"]["objective"]
+ok = worst <= 1e-9 and abs(objective - reported) <= 1e-8 * max(1, abs(reported))
+print("sigmoid: probabilities within %.2g, objective %r vs reported %r" % (worst, objective, reported), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
 expect_status 0 "fit --sigma" "$MLT" logreg fit "$DATA/iris.csv" --kernel rbf --sigma 1 -o sigma.lr
 run "$MLT" info sigma.lr --json
 check "sigma 1 gives gamma 0.5" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["kernel"]["gamma"])' "$out")" = "0.5"
