@@ -160,7 +160,7 @@ void setup_kmeans(CLI::App& app) {
       ->capture_default_str();
   fit->add_option("--tol", fit_opt->params.tol,
                   "Stop when the energy decreases by less than this fraction of itself in one iteration "
-                  "(0: only when no assignment changes)")
+                  "(0: only when no assignment changes, a fixed point of Lloyd's algorithm)")
       ->check(non_negative())
       ->capture_default_str();
   fit->add_option("--local-trials", fit_opt->params.local_trials,

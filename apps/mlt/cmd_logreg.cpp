@@ -129,8 +129,8 @@ void run_score(const ApplyOptions& opt) {
 // lambda share one task per split, which fits the largest lambda from zero and each
 // smaller one from the previous solution (LogReg::fit with a start): the optima move
 // little between neighbouring lambdas, so each fit needs fewer Newton steps. Every fit
-// meets the same stopping test as a cold one, so the scores equal the plain path's up
-// to the solver tolerance. Linear models only: kernel logistic regression (the same
+// meets the same absolute stopping test as a cold one (LogRegParams::tol), so the
+// scores equal the plain path's up to the solver tolerance. Linear models only: kernel logistic regression (the same
 // solver, on the dual coefficients) is too ill conditioned for the warm start to save
 // iterations (tests/lib/logreg_test.cpp), so kernel grids take the plain path.
 std::optional<FastPath> logreg_warm_path(const FastPathInput<LogReg, Labels>& in) {
@@ -200,7 +200,7 @@ void setup_logreg(CLI::App& app) {
                   "More than two classes: multinomial (softmax) or ovr (one-vs-rest)")
       ->check(one_of<MultiClass>())
       ->capture_default_str();
-  fit->add_option("--tol", fit_opt->params.tol, "Stop when ||gradient|| <= tol * ||gradient at 0||")
+  fit->add_option("--tol", fit_opt->params.tol, "Stop when the gradient proves every training probability within tol of the optimum's")
       ->check(positive())
       ->capture_default_str();
   fit->add_option("--max-iter", fit_opt->params.max_iter, "Newton iterations at most (per class with ovr)")
@@ -277,7 +277,7 @@ void setup_logreg(CLI::App& app) {
          "--multiclass", [&p](const std::string& m) { p.multiclass = parse_name<MultiClass>(m); },
          "More than two classes: multinomial (softmax, the default) or ovr (one-vs-rest)")
         ->check(one_of<MultiClass>());
-    c->add_option("--tol", p.tol, "Stop when ||gradient|| <= tol * ||gradient at 0||")
+    c->add_option("--tol", p.tol, "Stop when the gradient proves every training probability within tol of the optimum's")
         ->check(positive())
         ->capture_default_str();
     c->add_option("--max-iter", p.max_iter, "Newton iterations at most (per class with ovr)")

@@ -730,7 +730,7 @@ Run lloyd(const Points& P, const Chunking& ch, arma::mat Ct, uword max_iter, dou
         run.stop = KMeansStop::no_change;
         break;
       }
-      if (previous - a.energy < tol * previous) {
+      if (tol > 0 && previous - a.energy < tol * previous) {  // tol = 0: never, even if rounding raised E
         run.stop = KMeansStop::tol;
         break;
       }

@@ -67,7 +67,9 @@ class Krr {
   const arma::mat& coef() const { return coef_; }    // n_basis x t
   // Whether the solve fell back to least squares (K + λI not positive definite).
   bool least_squares() const { return least_squares_; }
-  double jitter() const { return jitter_; }  // added to K_MM's diagonal (Nyström)
+  // δ added to K_MM's diagonal (Nyström): the fit then minimizes the Nyström objective
+  // plus λδ‖β‖² exactly (krr.cpp); M·ε·mean(diag K_MM) unless the factorization needed more.
+  double jitter() const { return jitter_; }
 
   void save(io::ModelWriter& out) const;
   static Krr load(const io::ModelReader& in);

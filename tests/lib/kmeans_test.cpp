@@ -278,6 +278,58 @@ TEST_CASE("kmeans: iris, k = 3, 10 restarts, as scikit-learn") {
   CHECK(mlt::kmeans::silhouette(t.X, km.labels()) == doctest::Approx(ref["silhouette"].get<double>()).epsilon(1e-10));
 }
 
+TEST_CASE("kmeans: the default stops at Lloyd's fixed point, scikit-learn's from the same centres") {
+  // 600 overlapping points, 8 given centres (scripts/fixtures/kmeans.py). The fixed
+  // point is unique given the start (Lloyd's map is deterministic, and every label wins
+  // by over 1e-3 in squared distance), so mlt and scikit-learn's Lloyd at tol=0 must
+  // agree: the same labels exactly, and centres that are means of the same points,
+  // equal up to the rounding of those sums, well within 1e-12 (coordinates below 20,
+  // at most 600 terms: 600 * 20 * 2.2e-16 = 2.6e-12 on a sum, divided by its count).
+  const auto ref = reference()["lloyd_fixed_point"];
+  const auto t = read("tests/fixtures/kmeans/lloyd_points.csv");
+  const arma::mat C0 = read("tests/fixtures/kmeans/lloyd_init.csv").X;
+  REQUIRE(t.X.n_rows == 600);
+  REQUIRE(C0.n_rows == 8);
+  const Labels sk_labels = arma::conv_to<Labels>::from(ref["labels"].get<std::vector<arma::uword>>());
+  arma::mat sk_centers(8, 4);
+  for (arma::uword l = 0; l < 8; ++l)
+    for (arma::uword j = 0; j < 4; ++j) sk_centers(l, j) = ref["centers"][l][j].get<double>();
+
+  mlt::KMeansParams p;
+  p.k = 8;
+  REQUIRE(p.tol == 0);  // the default is what this test is about
+  KMeans km(p);
+  km.fit_from(t.X, C0);
+  CHECK(km.stop() == mlt::KMeansStop::no_change);
+  CHECK(arma::all(km.labels() == sk_labels));
+  const arma::mat C = km.centroids_original();
+  CHECK(arma::abs(C - sk_centers).max() <= 1e-12);
+  CHECK(std::abs(km.energy() - ref["inertia"].get<double>()) <= 1e-12 * km.energy());
+  MESSAGE("Lloyd fixed point: " << km.n_iter() << " passes (scikit-learn: " << ref["n_iter"].get<int>()
+                                << "), max |centre - scikit-learn's| = " << arma::abs(C - sk_centers).max());
+
+  // A fixed point: one more Lloyd pass from the output changes nothing. Its assignment
+  // (exact, by kmeans::assign) keeps every label, and the means of those clusters are
+  // the centroids, up to the rounding of a mean (the centroids are kept centred on the
+  // training mean, where the sums are taken: 1e-12 again).
+  Labels again;
+  arma::vec d2;
+  mlt::kmeans::assign(t.X, C, again, d2);
+  CHECK(arma::all(again == km.labels()));
+  for (arma::uword l = 0; l < 8; ++l)
+    CHECK(arma::abs(arma::mean(t.X.rows(arma::find(km.labels() == l)), 0) - C.row(l)).max() <= 1e-12);
+
+  // The former default, tol = 1e-4 on the relative decrease of E, stops near the fixed
+  // point, not at it: labels still to change.
+  p.tol = 1e-4;
+  KMeans early(p);
+  early.fit_from(t.X, C0);
+  CHECK(early.stop() == mlt::KMeansStop::tol);
+  const arma::uword differ = arma::accu(early.labels() != sk_labels);
+  CHECK(differ > 0);
+  MESSAGE("tol 1e-4: stopped after " << early.n_iter() << " passes with " << differ << " labels off the fixed point");
+}
+
 TEST_CASE("kmeans: wine standardized, k = 3, as scikit-learn on StandardScaler data") {
   const auto ref = reference()["wine_standardized"];
   const auto t = read("data/wine.csv", {ref["target"].get<std::string>()});
