@@ -352,7 +352,7 @@ LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double
       break;
     }
   }
-  // Every stop but max_iter is at the gradient's rounding floor.
+  // Every stop but max_iter is at the precision limit.
   if (floor_converges && info.stop != "max_iter") info.converged = true;
   info.objective = fval;
   info.gradient_norm = gnorm;
@@ -437,11 +437,11 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
   const auto solve = [&](LogisticObjective& f, arma::mat& theta, const arma::vec& c) {
     const double R = p.kernelized ? std::sqrt(c.max() / c.min()) : row_norm;
     // λ = 0, or R = 0 (all-zero rows, no intercept: every probability is fixed): no
-    // bound to meet, so run to the gradient's rounding floor.
+    // bound to meet, so run to the solver's precision limit.
     const bool bounded = p.lambda > 0 && R > 0;
     const double gradient_tol = bounded ? L * p.lambda * p.tol / R : 0.0;
     // Kernel models are outside the guarantee (ill-conditioned in q, or indefinite):
-    // stopping at the floor is as far as double precision goes, not a failure.
+    // stopping at the precision limit is as far as this solver goes, not a failure.
     LogRegFitInfo fi = trust_region_newton(f, theta, gradient_tol, p.max_iter, !bounded || p.kernelized);
     fi.proba_bound = bounded ? R * fi.gradient_norm / (L * p.lambda) : arma::datum::nan;
     fit_info_.push_back(fi);

@@ -60,12 +60,14 @@ struct LogRegParams {
   //    Hessian weights c_i p_i(1 - p_i), the scores move by Δs = (KD + λI)⁻¹ ∇f, so
   //    ‖D^½ Δs‖ <= ‖D^½ ∇f‖ / λ and |Δp_i| <= sqrt(max c / min c) ‖∇f‖ / (L λ): the same
   //    test with R = sqrt(max c / min c) (the intercept left aside; with it, iris rbf at
-  //    λ = 0.1 measures 0.7 of the bound). The gradient's rounding floor can come first
-  //    (iris rbf at the default: bounds 3.4e-7 binary, 3.4e-8 multinomial, probabilities
-  //    in fact 1.6e-8 and 2.8e-9 from the optimum): the fit then stops there, counts as
-  //    converged, and `mlt info` shows the bound it reached (proba_bound).
-  //  - λ = 0: no penalty bounds the distance, so tol is not used: the fit runs until a
-  //    step no longer lowers the gradient (its rounding floor) or max_iter.
+  //    λ = 0.1 measures 0.7 of the bound). The solver's precision limit can come first:
+  //    f no longer resolves the predicted decrease and a step fails to lower ‖∇f‖
+  //    (trust_region_newton's "no decrease representable"; iris rbf at the default:
+  //    bounds 3.4e-7 binary, 3.4e-8 multinomial, probabilities in fact 1.6e-8 and 2.8e-9
+  //    from the optimum). The fit then stops there, counts as converged, and `mlt info`
+  //    shows the bound it reached (proba_bound).
+  //  - λ = 0: no penalty bounds the distance, so tol is not used: the fit runs to that
+  //    precision limit or max_iter.
   // The test does not depend on the start, so a warm start meets the same one as a cold
   // fit (the cv λ path relies on that).
   double tol = 1e-8;
@@ -138,8 +140,9 @@ class LogisticObjective {
 // Trust-region Newton with (preconditioned) conjugate gradients, minimizing `f` from
 // θ (in: start, out: solution). Stops when ‖∇f‖₂ <= gradient_tol (an absolute test,
 // so a warm start meets the same one as a cold fit; converged), after max_iter
-// accepted steps, or when no further decrease is representable (the gradient's
-// rounding floor; converged only if floor_converges).
+// accepted steps, or when no further decrease is representable (f no longer resolves
+// the predicted decrease and a step fails to lower ‖∇f‖: the precision limit, which
+// counts as converged only if floor_converges).
 LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double gradient_tol,
                                   std::size_t max_iter, bool floor_converges = false);
 
