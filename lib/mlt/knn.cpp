@@ -259,7 +259,8 @@ Knn Knn::load(const io::ModelReader& in) {
     in.fail(e.what());
   }
   p.standardize = in.get<bool>("/params/standardize");
-  const bool with_kernel = in.get<bool>("/params/kernel");  // kernel section follows when true
+  // A kernel section follows when true; absent before kernel distances existed.
+  const bool with_kernel = in.get_or<bool>("/params/kernel", false);
   Knn model(p);
   if (with_kernel) {
     model.kernel_ = Kernel::load(in);

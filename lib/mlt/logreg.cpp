@@ -685,7 +685,7 @@ LogReg LogReg::load(const io::ModelReader& in) {
   auto read_info = [&](const std::string& at) {
     LogRegFitInfo fi;
     fi.iterations = in.get<std::size_t>(at + "/iterations");
-    fi.cg_iterations = in.get<std::size_t>(at + "/cg_iterations");
+    fi.cg_iterations = in.get_or<std::size_t>(at + "/cg_iterations", 0);  // absent from early per-class records
     fi.objective = in.get<double>(at + "/objective");
     fi.gradient_norm = in.get<double>(at + "/gradient_norm");
     fi.initial_gradient_norm = in.get<double>(at + "/initial_gradient_norm");

@@ -202,7 +202,7 @@ Pca Pca::load(const io::ModelReader& in) {
   p.variance = in.get<double>("/params/variance");
   p.whiten = in.get<bool>("/params/whiten");
   p.standardize = in.get<bool>("/params/standardize");
-  const auto solver = in.get<std::string>("/params/solver");
+  const auto solver = in.get_or<std::string>("/params/solver", "auto");  // absent before the solver choice
   if (!kPcaSolverNames.accepts(solver)) in.fail("unknown pca solver \"" + solver + "\"");
   p.solver = parse_name<PcaSolver>(solver);
   Pca pca(p);

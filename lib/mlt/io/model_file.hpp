@@ -92,6 +92,14 @@ class ModelReader {
       fail("field " + pointer + " has the wrong type");
     }
   }
+  // A field that later versions of mlt added, absent from the files written before
+  // them: `fallback` (what those versions did) when it is missing; ModelError if it
+  // is there with another type.
+  template <typename T>
+  T get_or(const std::string& pointer, T fallback) const {
+    if (!header_.contains(nlohmann::json::json_pointer(pointer))) return fallback;
+    return get<T>(pointer);
+  }
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
