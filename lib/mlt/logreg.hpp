@@ -50,8 +50,9 @@ struct LogRegParams {
   //    direction with only the loss's curvature, so the Hessian's smallest eigenvalue
   //    can be lower, and the bound grows by λ/μ: at the optimum μ >= λ on breast
   //    cancer (1.003 λ) and every iris case, but 0.52 λ on standardized wine,
-  //    multinomial (the fixture script prints μ for each case). The multinomial's common shift of all intercepts is flat,
-  //    but it changes no probability and no gradient or step moves along it.
+  //    multinomial (the fixture script prints μ for each case). The multinomial's
+  //    common shift of all intercepts is flat, but it changes no probability and no
+  //    gradient or step moves along it.
   //  - ovr: each binary problem's σ(s_k) is within tol; the normalized probability
   //    σ_k / Σ_j σ_j then moves by at most (K - 1) tol / Σ_j σ_j, to first order.
   //  - Kernel models are outside the guarantee: in the dual coefficients q the problem
