@@ -139,6 +139,9 @@ arma::mat inner_products(const arma::mat& A, const arma::mat& B) {
 
 arma::mat product(const arma::mat& A, const arma::mat& W) {
   if (A.n_cols != W.n_rows) throw std::logic_error("rowwise::product: inner dimensions differ");
+  // Armadillo's transpose of a matrix with rows but no columns reads through a null
+  // pointer; the product is all zeros (or empty) then anyway.
+  if (W.is_empty()) return arma::mat(A.n_rows, W.n_cols, arma::fill::zeros);
   return inner_products(A, W.t());
 }
 

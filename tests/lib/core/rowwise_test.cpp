@@ -44,7 +44,11 @@ TEST_CASE("rowwise::inner_products is the plain ascending sum, bit for bit, on e
       for (arma::uword i = 0; i < m; ++i)
         for (arma::uword j = 0; j < n; ++j) want(i, j) = plain_dot(A, i, B, j);
       CHECK(identical(mlt::rowwise::inner_products(A, B), want));
-      const arma::mat W = B.t();  // p x n
+      // W = Bt, built by hand: Armadillo's transpose of a matrix with rows but no
+      // columns reads through a null pointer (UBSan reports it).
+      arma::mat W(p, n);
+      for (arma::uword i = 0; i < p; ++i)
+        for (arma::uword j = 0; j < n; ++j) W(i, j) = B(j, i);
       CHECK(identical(mlt::rowwise::product(A, W), want));
     }
   }
