@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "cv_command.hpp"
+#include "param_flags.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/kmeans.hpp"
 #include "mlt/labels.hpp"
@@ -17,7 +18,6 @@ namespace {
 struct FitOptions {
   DataOptions data;
   std::string output;
-  std::string init = "kmeans++";
   std::string centroids;  // CSV of starting centroids, instead of seeding
   KMeans::Params params;
 };
@@ -46,7 +46,6 @@ std::string fixed(double v, int digits) {
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.init = parse_name<KMeansInit>(opt.init);
   if (opt.params.k == 0 && opt.centroids.empty()) throw UsageError("-k is required (or --centroids FILE)");
   const io::Table data = read_training_data(opt.data);
   arma::mat start;
@@ -143,35 +142,14 @@ void setup_kmeans(CLI::App& app) {
   auto* fit = km->add_subcommand("fit", "Cluster the rows of DATA and save the centroids as a model");
   add_data_options(fit, fit_opt->data);
   fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  fit->add_option("-k,--clusters", fit_opt->params.k, "Number of clusters (required unless --centroids)")
-      ->check(positive_integer());
-  fit_opt->params.k = 0;  // "not given"
-  fit->add_option("--init", fit_opt->init,
-                  "Seeding: kmeans++ (D(x)^2 sampling), random (k distinct rows) or farthest (farthest-first)")
-      ->check(one_of<KMeansInit>())
-      ->capture_default_str();
+  const auto flags = add_param_flags(fit, fit_opt->params, KMeans::Params::table());
+  fit_opt->params.k = 0;  // "not given": --centroids may say
   fit->add_option("--centroids", fit_opt->centroids,
                   "Start from these centroids (CSV, the data's columns, one centroid per row) instead of seeding");
-  fit->add_option("--n-init", fit_opt->params.n_init,
-                  "Seedings to run, keeping the lowest energy (default: 1 for kmeans++ and farthest, 10 for random)")
-      ->check(positive_integer());
-  fit->add_option("--max-iter", fit_opt->params.max_iter, "Lloyd iterations per seeding at most")
-      ->check(positive_integer())
-      ->capture_default_str();
-  fit->add_option("--tol", fit_opt->params.tol,
-                  "Stop when the energy decreases by less than this fraction of itself in one iteration "
-                  "(0: only when no assignment changes, a fixed point of Lloyd's algorithm)")
-      ->check(non_negative())
-      ->capture_default_str();
-  fit->add_option("--local-trials", fit_opt->params.local_trials,
-                  "kmeans++ candidates per centre, the best kept (default: 2 + ln k; 1: plain k-means++)")
-      ->check(positive_integer());
-  fit->add_option("--seed", fit_opt->params.seed, "Random seed (the same seed gives the same model)")
-      ->check(seed())
-      ->capture_default_str();
-  fit->add_flag("--standardize", fit_opt->params.standardize,
-                "Divide each column by its standard deviation first");
-  fit->callback([fit_opt] { run_fit(*fit_opt); });
+  fit->callback([fit_opt, flags] {
+    flags.refuse_inapplicable(fit_opt->params);
+    run_fit(*fit_opt);
+  });
 
   auto pr_opt = std::make_shared<PredictOptions>();
   auto* pr = km->add_subcommand("predict", "Assign each row of DATA to its nearest centroid (1-based cluster)");
@@ -199,32 +177,10 @@ void setup_kmeans(CLI::App& app) {
   // cv: each fold clusters its training rows (standardized with their statistics
   // only); the score is the held-out rows' inertia, the sum of their squared
   // distances to the nearest training centroid (lower is better; it falls as k grows,
-  // so read the curve, not only the best row). --seed is the fold shuffle's here;
-  // the seeding has --init-seed.
+  // so read the curve, not only the best row).
   auto& cv = add_cv_command<KMeans>(km, CvTask::none, "Cross-validate k-means: held-out inertia (or ARI, NMI against --labels) over a grid of k");
-  cv.grid("-k,--clusters", "k", &KMeans::Params::k, "Number of clusters", positive_integer());
-  {
-    CLI::App* c = cv.app();
-    KMeans::Params& p = cv.params();
-    c->get_option("--clusters")->required();
-    c->add_option_function<std::string>(
-         "--init", [&p](const std::string& i) { p.init = parse_name<KMeansInit>(i); },
-         "Seeding: kmeans++ (default), random or farthest")
-        ->check(one_of<KMeansInit>());
-    c->add_option("--n-init", p.n_init, "Seedings per fit, keeping the lowest energy (default: 1, or 10 for random)")
-        ->check(positive_integer());
-    c->add_option("--max-iter", p.max_iter, "Lloyd iterations per seeding at most")
-        ->check(positive_integer())
-        ->capture_default_str();
-    c->add_option("--tol", p.tol, "Relative energy decrease to stop at (0: only when no assignment changes)")
-        ->check(non_negative())
-        ->capture_default_str();
-    c->add_option("--local-trials", p.local_trials, "kmeans++ candidates per centre (default: 2 + ln k)")
-        ->check(positive_integer());
-    c->add_option("--init-seed", p.seed, "Seed of the seeding (fit's --seed)")->check(seed())->capture_default_str();
-    c->add_flag("--standardize", p.standardize,
-                "Divide each column by its standard deviation first (fitted on the training folds)");
-  }
+  cv.declared_params();
+  cv.app()->get_option("--clusters")->required();
   // With --labels COL: ari and nmi of the held-out rows' clusters (nearest training
   // centroid) against COL, which is neither a feature nor seen by the fits.
   cv.labels_option("Column of reference labels (not a feature): adds metrics ari and nmi of the held-out rows' "

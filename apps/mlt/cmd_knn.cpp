@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "cv_command.hpp"
+#include "param_flags.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/knn.hpp"
@@ -19,11 +20,6 @@ struct FitOptions {
   std::string output;
   Names target;
   Knn::Params params;
-  std::string weights = "uniform";
-  std::string metric = "euclidean";
-  std::string algorithm = "auto";
-  std::string kernel;  // "" : the metric
-  KernelParams kernel_params;
 };
 
 struct PredictOptions {
@@ -42,13 +38,6 @@ struct ScoreOptions {
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.weights = parse_name<KnnWeights>(opt.weights);
-  opt.params.metric = parse_name<knn::Metric>(opt.metric);
-  opt.params.algorithm = parse_name<knn::Algorithm>(opt.algorithm);
-  if (!opt.kernel.empty()) {
-    opt.kernel_params.type = parse_name<KernelType>(opt.kernel);
-    opt.params.kernel = opt.kernel_params;
-  }
   Knn model(opt.params);
   io::ModelWriter writer(Knn::kind);
   if (opt.params.regression) {
@@ -172,51 +161,16 @@ void setup_knn(CLI::App& app) {
       "  mlt knn score iris.knn data/iris.csv\n"
       "  mlt knn fit data/diabetes.csv --regression -k 10 --weights distance -o diabetes.knn\n"
       "  mlt knn cv data/iris.csv --target species --standardize -k 1:31:2 --weights uniform,distance\n"
-      "  mlt knn cv data/diabetes.csv --regression -k 1:30 --metric mae");
+      "  mlt knn cv data/diabetes.csv --regression -k 1:30 --score mae");
 
   auto fit_opt = std::make_shared<FitOptions>();
   auto* fit = knn->add_subcommand("fit", "Keep the training set of DATA (and the search settings) as a model");
   add_data_options(fit, fit_opt->data);
   fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
   add_target_option(fit, fit_opt->target, true);
-  fit->add_option("-k,--n-neighbors", fit_opt->params.k, "Number of neighbours")
-      ->check(positive_integer())
-      ->capture_default_str();
-  fit->add_flag("--regression", fit_opt->params.regression,
-                "Predict the mean of the neighbours' numeric targets instead of a class vote");
-  fit->add_option("--weights", fit_opt->weights,
-                  "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2); exact matches take the whole vote")
-      ->check(one_of<KnnWeights>())
-      ->capture_default_str();
-  fit->add_option("--metric", fit_opt->metric, "Distance: euclidean, manhattan, chebyshev or cosine (1 - cos)")
-      ->check(one_of<knn::Metric>())
-      ->capture_default_str();
-  fit->add_option("--algorithm", fit_opt->algorithm,
-                  "Search: auto (k-d tree up to 12 features, else brute force), brute or kdtree; "
-                  "the neighbours are the same")
-      ->check(one_of<knn::Algorithm>())
-      ->capture_default_str();
-  fit->add_flag("--standardize", fit_opt->params.standardize,
-                "Scale each feature to zero mean and unit variance (fitted on DATA) before measuring distances");
-  auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
-                                 "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of --metric: "
-                                 "linear, poly, rbf, laplacian, exponential or sigmoid (brute-force search)")
-                     ->check(one_of<KernelType>());
-  fit->add_option("--gamma", fit_opt->kernel_params.gamma, "Kernel gamma (default: 1 / n_features)")
-      ->check(positive())
-      ->needs(kernel);
-  fit->add_option("--sigma", fit_opt->kernel_params.sigma,
-                  "Kernel width instead of gamma (rbf: gamma = 1 / (2 sigma^2); exponential: exp(-d / sigma))")
-      ->check(positive())
-      ->needs(kernel);
-  fit->add_option("--degree", fit_opt->kernel_params.degree, "Degree of the poly kernel")
-      ->check(non_negative())
-      ->capture_default_str()
-      ->needs(kernel);
-  fit->add_option("--coef0", fit_opt->kernel_params.coef0, "Constant of the poly and sigmoid kernels")
-      ->capture_default_str()
-      ->needs(kernel);
-  fit->callback([fit_opt] {
+  const auto flags = add_param_flags(fit, fit_opt->params, Knn::Params::table());
+  fit->callback([fit_opt, flags] {
+    flags.refuse_inapplicable(fit_opt->params);
     if (!fit_opt->params.regression && fit_opt->target.size() > 1)
       throw UsageError("a classifier takes one --target column; several need --regression");
     run_fit(*fit_opt);
@@ -243,32 +197,14 @@ void setup_knn(CLI::App& app) {
 
   // cv: classification (stratified folds by default) or, with --regression, regression
   // (plain k-fold); each fold's training rows are the neighbours (and fit the
-  // Standardizer). The distance flag is --distance here, since --metric names the cv
-  // metric.
+  // Standardizer).
   auto& cv = add_cv_command<Knn>(knn, CvTask::classification,
                                  "Cross-validate k-nearest-neighbour classification or regression over a grid of k "
                                  "(and weights, distances)");
   cv.task_flag("--regression", CvTask::regression,
                "Regression: the neighbours' mean numeric target(s), scored by mse (default), rmse, mae or r2",
                [](Knn::Params& p) { p.regression = true; });
-  cv.grid("-k,--n-neighbors", "k", &Knn::Params::k, "Number of neighbours", positive_integer());
-  cv.grid("--weights", "weights", cv::ValueKind::text, "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2)",
-          [](Knn::Params& p, const cv::Value& v) { p.weights = parse_name<KnnWeights>(v.text); },
-          one_of<KnnWeights>());
-  cv.grid("--distance", "distance", cv::ValueKind::text,
-          "Distance (fit's --metric): euclidean, manhattan, chebyshev or cosine (1 - cos)",
-          [](Knn::Params& p, const cv::Value& v) { p.metric = parse_name<knn::Metric>(v.text); },
-          one_of<knn::Metric>());
-  {
-    Knn::Params& p = cv.params();
-    cv.app()->add_flag("--standardize", p.standardize,
-                       "Scale each feature to zero mean and unit variance (fitted on the training folds)");
-    cv.app()
-        ->add_option_function<std::string>(
-            "--algorithm", [&p](const std::string& a) { p.algorithm = parse_name<knn::Algorithm>(a); },
-            "Search: auto, brute or kdtree; the neighbours are the same")
-        ->check(one_of<knn::Algorithm>());
-  }
+  cv.declared_params();
   cv.metrics(classification_metrics<Knn>(), "accuracy");
   cv.fast_path<Labels>(knn_k_path<Labels>);
   cv.metrics(regression_metrics<Knn>(), "mse");

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "cv_command.hpp"
+#include "param_flags.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/io/file.hpp"
@@ -19,10 +20,6 @@ struct FitOptions {
   DataOptions data;
   std::string output;
   std::string target;
-  std::string multiclass = "multinomial";
-  std::string class_weight = "none";
-  std::string kernel;  // "" linear
-  bool no_intercept = false;
   LogReg::Params params;
 };
 
@@ -73,13 +70,6 @@ std::string coefficient_table(const LogReg& m, const Names& classes, const Names
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.multiclass = parse_name<MultiClass>(opt.multiclass);
-  opt.params.balanced = opt.class_weight == "balanced";
-  opt.params.fit_intercept = !opt.no_intercept;
-  if (!opt.kernel.empty()) {
-    opt.params.kernelized = true;
-    opt.params.kernel.type = parse_name<KernelType>(opt.kernel);
-  }
   const ClassificationData data = read_classification_data(opt.data, opt.target);
   LogReg model(opt.params);
   model.fit(data.table.X, data.y, data.encoder.n_classes());
@@ -180,52 +170,18 @@ void setup_logreg(CLI::App& app) {
       "  mlt logreg predict iris.logreg data/iris.csv --proba > predictions.csv\n"
       "  mlt logreg score iris.logreg data/iris.csv\n"
       "  mlt logreg fit data/wine.csv --kernel rbf --gamma 0.1 --lambda 0.1 --standardize -o wine.logreg\n"
-      "  mlt logreg cv data/iris.csv --target species --standardize --lambda 1e-3:1e2:6 --metric log_loss");
+      "  mlt logreg cv data/iris.csv --target species --standardize --lambda 1e-3:1e2:6 --score log_loss");
 
   auto fit_opt = std::make_shared<FitOptions>();
   auto* fit = lr->add_subcommand("fit", "Fit a logistic regression to DATA and save it as a model");
   add_data_options(fit, fit_opt->data);
   fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
   fit->add_option("--target", fit_opt->target, "Class label column (default: the last column)");
-  fit->add_option("--lambda", fit_opt->params.lambda,
-                  "L2 penalty (lambda/2)||W||^2 on the weights, intercepts unpenalized (scikit-learn's C = 1/lambda)")
-      ->check(non_negative())
-      ->capture_default_str();
-  fit->add_flag("--standardize", fit_opt->params.standardize, "Standardize the features first (fitted on DATA)");
-  fit->add_option("--class-weight", fit_opt->class_weight,
-                  "none, or balanced: weigh each sample by n / (n_classes * n_its_class)")
-      ->check(CLI::IsMember({"none", "balanced"}))
-      ->capture_default_str();
-  fit->add_option("--multiclass", fit_opt->multiclass,
-                  "More than two classes: multinomial (softmax) or ovr (one-vs-rest)")
-      ->check(one_of<MultiClass>())
-      ->capture_default_str();
-  fit->add_option("--tol", fit_opt->params.tol, "Stop when the gradient proves every training probability within tol of the optimum's")
-      ->check(positive())
-      ->capture_default_str();
-  fit->add_option("--max-iter", fit_opt->params.max_iter, "Newton iterations at most (per class with ovr)")
-      ->check(positive_integer())
-      ->capture_default_str();
-  fit->add_flag("--no-intercept", fit_opt->no_intercept, "Fit no intercept");
-  auto* kernel = fit->add_option("--kernel", fit_opt->kernel,
-                  "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential")
-      ->check(one_of<KernelType>());
-  auto* gamma = fit->add_option("--gamma", fit_opt->params.kernel.gamma,
-                                "Kernel gamma (default: 1 / n_features)")
-                    ->check(positive())
-                    ->needs(kernel);
-  fit->add_option("--sigma", fit_opt->params.kernel.sigma, "Kernel width: rbf gamma = 1/(2 sigma^2)")
-      ->check(positive())
-      ->excludes(gamma)
-      ->needs(kernel);
-  fit->add_option("--degree", fit_opt->params.kernel.degree, "poly kernel degree")
-      ->check(non_negative())
-      ->needs(kernel)
-      ->capture_default_str();
-  fit->add_option("--coef0", fit_opt->params.kernel.coef0, "poly and sigmoid kernel offset")
-      ->needs(kernel)
-      ->capture_default_str();
-  fit->callback([fit_opt] { run_fit(*fit_opt); });
+  const auto flags = add_param_flags(fit, fit_opt->params, LogReg::Params::table());
+  fit->callback([fit_opt, flags] {
+    flags.refuse_inapplicable(fit_opt->params);
+    run_fit(*fit_opt);
+  });
 
   auto pr_opt = std::make_shared<ApplyOptions>();
   auto* pr = lr->add_subcommand("predict", "Predict the class of each row of DATA");
@@ -246,45 +202,7 @@ void setup_logreg(CLI::App& app) {
   // fitted on the training rows only. Grids over lambda and the kernel settings.
   auto& cv = add_cv_command<LogReg>(lr, CvTask::classification,
                                     "Cross-validate logistic regression over a grid of penalties (and kernels)");
-  cv.grid("--lambda", "lambda", &LogReg::Params::lambda,
-          "L2 penalty (lambda/2)||W||^2 on the weights (scikit-learn's C = 1/lambda)", non_negative());
-  cv.grid("--kernel", "kernel", cv::ValueKind::text,
-          "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential",
-          [](LogReg::Params& p, const cv::Value& v) {
-            p.kernelized = true;
-            p.kernel.type = parse_name<KernelType>(v.text);
-          },
-          one_of<KernelType>());
-  cv.grid("--gamma", "gamma", cv::ValueKind::real, "Kernel gamma (default: 1 / n_features)",
-          [](LogReg::Params& p, const cv::Value& v) { p.kernel.gamma = v.number; }, positive());
-  cv.grid("--sigma", "sigma", cv::ValueKind::real, "Kernel width: rbf gamma = 1/(2 sigma^2)",
-          [](LogReg::Params& p, const cv::Value& v) { p.kernel.sigma = v.number; }, positive());
-  cv.grid("--degree", "degree", cv::ValueKind::real, "poly kernel degree",
-          [](LogReg::Params& p, const cv::Value& v) { p.kernel.degree = v.number; }, non_negative());
-  {
-    CLI::App* c = cv.app();
-    LogReg::Params& p = cv.params();
-    auto* kernel_flag = c->get_option("--kernel");
-    for (const char* f : {"--gamma", "--sigma", "--degree"}) c->get_option(f)->needs(kernel_flag);
-    c->get_option("--gamma")->excludes(c->get_option("--sigma"));
-    c->add_option("--coef0", p.kernel.coef0, "poly and sigmoid kernel offset")->needs(kernel_flag)->capture_default_str();
-    c->add_flag("--standardize", p.standardize, "Standardize the features first (fitted on the training folds)");
-    c->add_option_function<std::string>(
-         "--class-weight", [&p](const std::string& w) { p.balanced = w == "balanced"; },
-         "none, or balanced: weigh each sample by n / (n_classes * n_its_class) (of the training folds)")
-        ->check(CLI::IsMember({"none", "balanced"}));
-    c->add_option_function<std::string>(
-         "--multiclass", [&p](const std::string& m) { p.multiclass = parse_name<MultiClass>(m); },
-         "More than two classes: multinomial (softmax, the default) or ovr (one-vs-rest)")
-        ->check(one_of<MultiClass>());
-    c->add_option("--tol", p.tol, "Stop when the gradient proves every training probability within tol of the optimum's")
-        ->check(positive())
-        ->capture_default_str();
-    c->add_option("--max-iter", p.max_iter, "Newton iterations at most (per class with ovr)")
-        ->check(positive_integer())
-        ->capture_default_str();
-    c->add_flag_callback("--no-intercept", [&p] { p.fit_intercept = false; }, "Fit no intercept");
-  }
+  cv.declared_params();
   cv.metrics(classification_metrics<LogReg>(), "accuracy");
   cv.fast_path<Labels>(logreg_warm_path);
 }

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "cv_command.hpp"
+#include "param_flags.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/pca.hpp"
 
@@ -81,22 +82,11 @@ void setup_pca(CLI::App& app) {
   auto* fit = pca->add_subcommand("fit", "Learn the principal axes of DATA and save them as a model");
   add_data_options(fit, fit_opt->data);
   fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  auto* k = fit->add_option("-k,--components", fit_opt->params.n_components,
-                            "Number of components (default: all)")
-                ->check(positive_integer());
-  fit->add_option("--variance", fit_opt->params.variance,
-                  "Keep the fewest components explaining more than this fraction of the variance")
-      ->check(open_unit_interval())
-      ->excludes(k);
-  fit->add_flag("--whiten", fit_opt->params.whiten, "Scale the scores to unit variance");
-  fit->add_flag("--standardize", fit_opt->params.standardize,
-                "Divide each column by its standard deviation first (PCA of the correlation matrix)");
-  fit->add_option_function<std::string>(
-         "--solver", [fit_opt](const std::string& s) { fit_opt->params.solver = parse_name<PcaSolver>(s); },
-         "svd (exact for every component), covariance (eigenvectors of XᵀX: faster for n >> p), or auto")
-      ->check(one_of<PcaSolver>())
-      ->default_str(name_of(fit_opt->params.solver));
-  fit->callback([fit_opt] { run_fit(*fit_opt); });
+  const auto flags = add_param_flags(fit, fit_opt->params, Pca::Params::table());
+  fit->callback([fit_opt, flags] {
+    flags.refuse_inapplicable(fit_opt->params);
+    run_fit(*fit_opt);
+  });
 
   auto tr_opt = std::make_shared<ApplyOptions>();
   auto* tr = pca->add_subcommand("transform", "Project DATA onto the principal axes of MODEL");
@@ -118,11 +108,7 @@ void setup_pca(CLI::App& app) {
   // standardized with their statistics only) and scored on the held-out rows.
   auto& cv = add_cv_command<Pca>(pca, CvTask::none,
                                  "Cross-validate the reconstruction error over a grid of component counts");
-  cv.grid("-k,--components", "n_components", &Pca::Params::n_components, "Number of components",
-          positive_integer());
-  cv.app()->add_flag("--whiten", cv.params().whiten, "Scale the scores to unit variance");
-  cv.app()->add_flag("--standardize", cv.params().standardize,
-                     "Divide each column by its standard deviation first (fitted on the training folds)");
+  cv.declared_params();
   cv.metrics(MetricList<Pca, cv::NoTarget>{{"reconstruction_mse",
                                             [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
                                               return e.reconstruction_mse(X);

@@ -5,6 +5,7 @@
 #include "common.hpp"
 #include "regression_verbs.hpp"
 #include "cv_command.hpp"
+#include "param_flags.hpp"
 #include "mlt/ridge_path.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/ridge.hpp"
@@ -16,8 +17,6 @@ struct FitOptions {
   DataOptions data;
   std::string output;
   Names targets;
-  std::string solver = "auto";
-  bool no_intercept = false;
   Ridge::Params params;
 };
 
@@ -44,8 +43,6 @@ nlohmann::json coefficients_by_name(const Ridge& r, const Names& features, const
 
 void run_fit(FitOptions opt) {
   refuse_overwrite(opt.output, {opt.data.path});
-  opt.params.solver = parse_name<RidgeSolver>(opt.solver);
-  opt.params.fit_intercept = !opt.no_intercept;
   const RegressionData data = read_regression_data(opt.data, opt.targets);
   Ridge ridge(opt.params);
   ridge.fit(data.table.X, data.Y);
@@ -108,37 +105,17 @@ void setup_ridge(CLI::App& app) {
   add_data_options(fit, fit_opt->data);
   fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
   add_target_option(fit, fit_opt->targets, true);
-  fit->add_option("--lambda", fit_opt->params.lambda,
-                  "L2 penalty (scikit-learn's alpha); 0: ordinary least squares")
-      ->check(non_negative())
-      ->capture_default_str();
-  fit->add_flag("--no-intercept", fit_opt->no_intercept, "Fit no intercept (do not centre the data)");
-  fit->add_flag("--standardize", fit_opt->params.standardize,
-                "Scale each feature to zero mean and unit variance first; coefficients are then "
-                "reported in the standardized space");
-  fit->add_option("--solver", fit_opt->solver, "auto, primal (Cholesky of XᵀX + λI), dual (XXᵀ + λI) or svd")
-      ->check(one_of<RidgeSolver>())
-      ->capture_default_str();
-  fit->callback([fit_opt] { run_fit(*fit_opt); });
+  const auto flags = add_param_flags(fit, fit_opt->params, Ridge::Params::table());
+  fit->callback([fit_opt, flags] {
+    flags.refuse_inapplicable(fit_opt->params);
+    run_fit(*fit_opt);
+  });
 
   add_regression_verbs<Ridge>(ridge);
 
   // cv: each fold's fit (and its Standardizer) sees the training rows only.
   auto& cv = add_cv_command<Ridge>(ridge, CvTask::regression, "Cross-validate ridge regression over a grid of penalties");
-  cv.grid("--lambda", "lambda", &Ridge::Params::lambda, "L2 penalty (scikit-learn's alpha); 0: least squares",
-          non_negative());
-  {
-    Ridge::Params& p = cv.params();
-    cv.app()->add_flag_callback("--no-intercept", [&p] { p.fit_intercept = false; },
-                                "Fit no intercept (do not centre the data)");
-    cv.app()->add_flag("--standardize", p.standardize,
-                       "Scale each feature to zero mean and unit variance first (fitted on the training folds)");
-    cv.app()
-        ->add_option_function<std::string>(
-            "--solver", [&p](const std::string& s) { p.solver = parse_name<RidgeSolver>(s); },
-            "auto, primal, dual or svd (for fits made one grid point at a time; a lambda grid shares one decomposition)")
-        ->check(one_of<RidgeSolver>());
-  }
+  cv.declared_params();
   cv.metrics(regression_metrics<Ridge>(), "mse");
   cv.fast_path<arma::mat>(ridge_fast_path);
 }

@@ -29,10 +29,10 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
   auto* no_strat = cmd->add_flag("--no-stratify", opt.no_stratify, "Plain shuffled folds, ignoring the classes");
   auto* from = cmd->add_option("--folds-from", opt.folds_from,
                                "Take each row's fold from this column (name or 1-based number); not a feature");
-  cmd->add_option("--seed", opt.seed, "Seed of the fold shuffles (same seed, same folds for every algorithm)")
+  cmd->add_option("--fold-seed", opt.seed, "Seed of the fold shuffles (same seed, same folds for every algorithm)")
       ->check(seed())
       ->capture_default_str();
-  cmd->add_option("--metric", opt.metric, "Metric to compare grid points by (default: the algorithm's)");
+  cmd->add_option("--score", opt.metric, "Metric to compare grid points by (default: the algorithm's)");
   cmd->add_option("--jobs", opt.jobs,
                   "Fits to run at once (default: --threads; each fit's BLAS is single-threaded, so the "
                   "results do not depend on it)")
@@ -58,9 +58,9 @@ std::string choose_metric(const CvOptions& opt, const Names& known, const std::s
     found = found || k == metric;
     list += (list.empty() ? "" : ", ") + k;
   }
-  if (!found) throw UsageError("--metric: unknown metric \"" + metric + "\"; choose from " + list);
+  if (!found) throw UsageError("--score: unknown metric \"" + metric + "\"; choose from " + list);
   if (opt.loo && metric == "r2")
-    throw UsageError("--metric r2 is undefined on the one-row folds of --loo; use mse, rmse or mae");
+    throw UsageError("--score r2 is undefined on the one-row folds of --loo; use mse, rmse or mae");
   return metric;
 }
 
@@ -142,12 +142,7 @@ std::optional<std::size_t> axis_index(const cv::Grid& grid, const std::string& n
 }
 
 std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::size_t axis) {
-  // Point i is indexed like nested loops, the last axis fastest (grid.hpp): the stride
-  // of an axis is the product of the sizes of the axes after it.
-  std::size_t stride = 1;
-  for (std::size_t a = grid.axes().size(); a-- > axis + 1;) stride *= grid.axes()[a].values.size();
-  const std::size_t size = grid.axes().at(axis).values.size();
-  return point - (point / stride) % size * stride;
+  return grid.with_axis_at_first(point, axis);
 }
 
 cv::Progress progress_reporter() {
@@ -177,6 +172,7 @@ nlohmann::ordered_json params_json(const cv::Grid& grid, std::size_t point) {
   const std::vector<cv::Value> v = grid.point(point);
   for (std::size_t a = 0; a < v.size(); ++a) {
     const cv::Axis& axis = grid.axes()[a];
+    if (!grid.in_use(point, a)) continue;  // a kernel parameter the point's kernel has not
     if (axis.kind == cv::ValueKind::text) p[axis.name] = v[a].text;
     else if (axis.kind == cv::ValueKind::integer) p[axis.name] = static_cast<long long>(v[a].number);
     else p[axis.name] = v[a].number;
@@ -207,7 +203,7 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
       first = false;
     };
     for (const auto& a : grid.axes()) cell(a.name);
-    for (const char* h : {"metric", "mean", "std", "folds", "best"}) cell(h);
+    for (const char* h : {"score", "mean", "std", "folds", "best"}) cell(h);
     if (opt.per_fold)
       for (std::size_t s = 0; s < folds.n_splits(); ++s) {
         std::string name = "fold" + folds.fold_name(s % folds.n_folds());
@@ -218,7 +214,8 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
     for (std::size_t i = 0; i < result.results.size(); ++i) {
       const cv::PointResult& r = result.results[i];
       first = true;
-      for (const auto& v : grid.point(r.point)) cell(v.text);
+      const std::vector<cv::Value> point = grid.point(r.point);
+      for (std::size_t a = 0; a < point.size(); ++a) cell(grid.in_use(r.point, a) ? point[a].text : "");
       cell(result.metric);
       text += ',';
       io::append_number(text, r.mean);

@@ -22,7 +22,7 @@
 // algorithm:
 //
 //   DATA [--target COL] [--folds K | --loo] [--repeats R] [--stratify | --no-stratify]
-//   [--folds-from COL] [--seed S] [--metric M] [--jobs N] [--per-fold] [--json]
+//   [--folds-from COL] [--fold-seed S] [--score M] [--jobs N] [--per-fold] [--json]
 //   [--refit -o MODEL] [--oof FILE]
 //
 // The estimator contract is the one of lib/mlt/cv/cross_validate.hpp: Estimator(Params),
@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "param_flags.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/random.hpp"
 #include "mlt/cv/cross_validate.hpp"
@@ -92,7 +93,7 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task);
 // Reads DATA (targets and the --folds-from column kept apart from the features) and
 // builds the folds the options ask for.
 CvData read_cv_data(const CvOptions& opt, CvTask task);
-// Checks --metric against the known names and returns the one to use.
+// Checks --score against the known names and returns the one to use.
 std::string choose_metric(const CvOptions& opt, const Names& known, const std::string& fallback);
 // Progress on stderr (only when it is a terminal, not under -q, after ~2 s).
 cv::Progress progress_reporter();
@@ -330,6 +331,32 @@ class CvCommand {
     grid_flags_.push_back(flag);
     return *this;
   }
+  // Every hyperparameter Params::table() declares for cv: a grid flag for each one
+  // a sweep can take (real, integer, choice), a plain flag bound to params() for the
+  // rest -- the fit verb's flags, with the same names and checks.
+  CvCommand& declared_params() {
+    const ParamTable<Params>& table = Params::table();
+    for (const Param<Params>& d : table) {
+      if (!d.grid()) continue;
+      const cv::ValueKind kind = d.type == ParamType::real      ? cv::ValueKind::real
+                                 : d.type == ParamType::integer ? cv::ValueKind::integer
+                                                                : cv::ValueKind::text;
+      grid(d.flag, d.name, kind, d.help, d.set, param_validator(d));
+      grid_flags_.back()->decl = &d;
+      grid_flags_.back()->option->type_name(param_type_name(d));
+      if (d.required) grid_flags_.back()->option->required();
+    }
+    plain_ = add_param_flags(app_, base_, table, [](const Param<Params>& d) { return d.in_cv && !d.grid(); });
+    for (const Param<Params>& d : table) {
+      if (d.excludes.empty()) continue;
+      CLI::Option* a = app_->get_option_no_throw(long_flag(d.flag));
+      const Param<Params>* e = find_param(table, d.excludes);
+      CLI::Option* b = e ? app_->get_option_no_throw(long_flag(e->flag)) : nullptr;
+      if (a && b) a->excludes(b);
+    }
+    return *this;
+  }
+
   // Shorthands for the usual parameter types.
   CvCommand& grid(const std::string& flags, const std::string& name, double Params::*field, const std::string& help,
                   CLI::Validator check = {}) {
@@ -348,7 +375,7 @@ class CvCommand {
                 std::move(check));
   }
 
-  // The metrics --metric chooses from (the first is listed first in --help), and the default.
+  // The metrics --score chooses from (the first is listed first in --help), and the default.
   template <class Target>
   CvCommand& metrics(MetricList<Estimator, Target> list, const std::string& default_metric) {
     constexpr CvTask expected = std::is_same_v<Target, arma::mat> ? CvTask::regression
@@ -371,7 +398,7 @@ class CvCommand {
       help += "; with " + alt_flag_ + ":";
       add(alt_);
     }
-    app_->get_option("--metric")->description(help);
+    app_->get_option("--score")->description(help);
     t.run = [this, list = std::move(list)] { run<Target>(list); };
     return *this;
   }
@@ -422,10 +449,12 @@ class CvCommand {
     std::function<void(Params&, const cv::Value&)> set;
     CLI::Validator check;
     CLI::Option* option = nullptr;
+    const Param<Params>* decl = nullptr;  // declared_params()'s
   };
 
   cv::Grid make_grid() const {
     std::vector<cv::Axis> axes;
+    std::vector<const Param<Params>*> decls;
     for (const auto& f : grid_flags_) {
       if (f->option->count() == 0) continue;
       const cv::ValueCheck check = [c = f->check](const cv::Value& v) mutable {
@@ -433,8 +462,49 @@ class CvCommand {
         return c(t);
       };
       axes.push_back(cv::parse_axis(f->flag, f->name, f->kind, f->text, check));
+      decls.push_back(f->decl);
     }
-    return cv::Grid(std::move(axes));
+    const auto given = [this](const std::string& name) {
+      for (const auto& f : grid_flags_)
+        if (f->decl && f->decl->name == name) return f->option->count() > 0;
+      return plain_.given(name);
+    };
+    for (const auto& f : grid_flags_)
+      if (f->option->count() > 0 && f->decl && !f->decl->needs.empty() && !given(f->decl->needs))
+        throw UsageError(f->flag + " requires " + flag_for(f->decl->needs));
+    for (const auto& [d, o] : plain_.options)
+      if (o->count() > 0 && !d->needs.empty() && !given(d->needs))
+        throw UsageError(long_flag(d->flag) + " requires " + flag_for(d->needs));
+    // A declared parameter that does not apply at a point (a kernel's degree, with
+    // rbf) is not crossed with its other values there; one that applies nowhere, or a
+    // plain flag that applies at no point, is refused as fit refuses it.
+    const auto uses = [&decls](std::size_t a, const Params& p) {
+      return !decls[a] || !decls[a]->applies || decls[a]->applies(p);
+    };
+    const cv::Grid::InUse in_use = [this, &uses, n = axes.size()](const std::vector<cv::Value>& point) {
+      Params p = base_;
+      apply(p, point);
+      std::vector<bool> use(n);
+      for (std::size_t a = 0; a < n; ++a) use[a] = uses(a, p);
+      return use;
+    };
+    const cv::Grid plain(axes);
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      bool somewhere = false;
+      for (std::size_t i = 0; i < plain.size() && !somewhere; ++i) somewhere = in_use(plain.point(i))[a];
+      if (!somewhere) throw UsageError(flag_names(long_flag(decls[a]->flag) + " applies " + decls[a]->applies_when));
+    }
+    for (const auto& [d, o] : plain_.options) {
+      if (o->count() == 0 || !d->applies) continue;
+      bool somewhere = false;
+      for (std::size_t i = 0; i < plain.size() && !somewhere; ++i) {
+        Params p = base_;
+        apply(p, plain.point(i));
+        somewhere = d->applies(p);
+      }
+      if (!somewhere) throw UsageError(flag_names(long_flag(d->flag) + " applies " + d->applies_when));
+    }
+    return cv::Grid(std::move(axes), in_use);
   }
 
   // Applies grid point values (one per given grid flag, in axis order) to params.
@@ -463,8 +533,8 @@ class CvCommand {
     const cv::Grid grid = make_grid();
     const std::string metric = choose_metric(opt_, active_->metric_names, active_->default_metric);
     if (std::find(label_metrics_.begin(), label_metrics_.end(), metric) != label_metrics_.end()) {
-      if (opt_.labels.empty()) throw UsageError("--metric " + metric + " needs --labels COL");
-      if (opt_.loo) throw UsageError("--metric " + metric + " is undefined on the one-row folds of --loo");
+      if (opt_.labels.empty()) throw UsageError("--score " + metric + " needs --labels COL");
+      if (opt_.loo) throw UsageError("--score " + metric + " is undefined on the one-row folds of --loo");
     }
     const CvData data = read_cv_data(opt_, active_task_);
     const Target& y = target_of<Target>(data);
@@ -569,6 +639,7 @@ class CvCommand {
   CvOptions opt_;
   Params base_;
   std::vector<std::shared_ptr<GridFlag>> grid_flags_;
+  ParamFlags<Params> plain_;          // declared_params()'s plain flags
   TaskSetup main_, alt_;
   const TaskSetup* active_ = &main_;
   std::optional<CvTask> alt_task_;    // task_flag's

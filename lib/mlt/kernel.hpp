@@ -18,6 +18,7 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/params.hpp"
 
 namespace mlt {
 
@@ -67,5 +68,56 @@ class Kernel {
   KernelParams params_;
   double gamma_ = 1;  // resolved
 };
+
+// The kernel's parameters as an estimator declares them (core/params.hpp), after its
+// own `kernel` choice: gamma, sigma, degree, coef0, each applying where the kernel uses
+// it. `of(p)` gives the estimator's KernelParams, or null while it has no kernel
+// (knn and logreg without --kernel: then none of them applies).
+template <class P>
+std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelParams* (*of_const)(const P&)) {
+  const auto number = [of, of_const](std::string name, double KernelParams::*field, std::string help, Bounds b,
+                                     std::vector<KernelType> types, std::string when) {
+    Param<P> d;
+    d.flag = flag_for(name);
+    d.name = std::move(name);
+    d.type = ParamType::real;
+    d.help = std::move(help);
+    d.bounds = b;
+    d.set = [of, field](P& p, const ParamValue& v) {
+      if (KernelParams* k = of(p)) k->*field = v.number;
+    };
+    d.json = [of_const, field](const P& p) {
+      const KernelParams* k = of_const(p);
+      return nlohmann::json(k ? k->*field : KernelParams{}.*field);
+    };
+    d.applies = [of_const, types](const P& p) {
+      const KernelParams* k = of_const(p);
+      if (!k) return false;
+      for (KernelType t : types)
+        if (k->type == t) return true;
+      return false;
+    };
+    d.applies_when = std::move(when);
+    d.needs = "kernel";
+    return d;
+  };
+  using K = KernelType;
+  const std::vector<K> scaled = {K::poly, K::rbf, K::laplacian, K::exponential, K::sigmoid};
+  std::vector<Param<P>> t;
+  t.push_back(number("gamma", &KernelParams::gamma, "Kernel gamma (default: 1 / n_features; exponential: 1)",
+                     Bounds::above(0), scaled, "to a kernel other than linear only"));
+  t.back().show_default = false;
+  t.back().excludes = "sigma";
+  t.push_back(number("sigma", &KernelParams::sigma,
+                     "Kernel width instead of gamma: rbf gamma = 1/(2 sigma^2), others gamma = 1/sigma "
+                     "(exponential: exp(-|x-x'|/sigma))",
+                     Bounds::above(0), scaled, "to a kernel other than linear only"));
+  t.back().show_default = false;
+  t.push_back(number("degree", &KernelParams::degree, "Degree of the poly kernel", Bounds::at_least(0), {K::poly},
+                     "to the poly kernel only"));
+  t.push_back(number("coef0", &KernelParams::coef0, "Constant of the poly and sigmoid kernels", Bounds::any(),
+                     {K::poly, K::sigmoid}, "to the poly and sigmoid kernels only"));
+  return t;
+}
 
 }  // namespace mlt

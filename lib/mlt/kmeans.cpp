@@ -905,17 +905,49 @@ arma::mat KMeans::centroids_original() const {
   return C;
 }
 
+const ParamTable<KMeansParams>& KMeansParams::table() {
+  using P = KMeansParams;
+  static const ParamTable<P> t = [] {
+    ParamTable<P> d;
+    d.push_back(integer<P>("k", &P::k, "Number of clusters", Bounds::at_least(1)));
+    d.back().flag = "-k,--clusters";
+    d.back().show_default = false;
+    d.push_back(choice<P>("init", &P::init,
+                          "Seeding: kmeans++ (D(x)^2 sampling), random (k distinct rows) or farthest "
+                          "(farthest-first)"));
+    d.push_back(integer<P>("n_init", &P::n_init,
+                           "Seedings to run, keeping the lowest energy (default: 1 for kmeans++ and farthest, 10 for "
+                           "random)",
+                           Bounds::at_least(1)));
+    d.back().show_default = false;
+    d.back().sweep = false;
+    d.push_back(integer<P>("max_iter", &P::max_iter, "Lloyd iterations per seeding at most", Bounds::at_least(1)));
+    d.back().sweep = false;
+    d.push_back(real<P>("tol", &P::tol,
+                        "Stop when the energy decreases by less than this fraction of itself in one iteration (0: "
+                        "only when no assignment changes, a fixed point of Lloyd's algorithm)",
+                        Bounds::at_least(0)));
+    d.back().sweep = false;
+    d.push_back(applies_if(integer<P>("local_trials", &P::local_trials,
+                                      "kmeans++ candidates per centre, the best kept (default: 2 + ln k; 1: plain "
+                                      "k-means++)",
+                                      Bounds::at_least(1)),
+                           [](const P& p) { return p.init == KMeansInit::kmeanspp; },
+                           "to the kmeans++ seeding only"));
+    d.back().show_default = false;
+    d.back().sweep = false;
+    d.push_back(mlt::seed<P>("seed", &P::seed, "Seed of the seeding (the same seed gives the same model)"));
+    d.push_back(flag<P>("standardize", &P::standardize,
+                        "Divide each column by its standard deviation first (fitted on the training rows)"));
+    return d;
+  }();
+  return t;
+}
+
 void KMeans::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();
-  h["params"] = {{"k", params_.k},
-                 {"init", name_of(params_.init)},
-                 {"n_init", params_.n_init},
-                 {"max_iter", params_.max_iter},
-                 {"tol", params_.tol},
-                 {"local_trials", params_.local_trials},
-                 {"seed", params_.seed},
-                 {"standardize", params_.standardize}};
+  h["params"] = params_json(KMeansParams::table(), params_);
   h["fitted"] = {{"n_features", n_features()}, {"k", k()}};
   h["info"] = {{"k", k()},
                {"seeding", name_of(params_.init)},

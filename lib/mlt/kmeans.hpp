@@ -16,6 +16,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/params.hpp"
 #include "mlt/core/estimator.hpp"
 
 namespace mlt {
@@ -56,6 +57,9 @@ struct KMeansParams {
                                            // 1: plain k-means++
   std::uint64_t seed = kDefaultSeed;
   bool standardize = false;                // cluster standardized columns
+
+  // The declaration of these parameters (core/params.hpp).
+  static const ParamTable<KMeansParams>& table();
 };
 
 // Why a Lloyd run stopped.

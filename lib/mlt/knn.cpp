@@ -224,6 +224,48 @@ double Knn::score(const arma::mat& X, const arma::mat& Y) const {
   return metrics::r2(Y, predict_values(X));
 }
 
+const ParamTable<KnnParams>& KnnParams::table() {
+  using P = KnnParams;
+  static const ParamTable<P> t = [] {
+    ParamTable<P> d;
+    d.push_back(integer<P>("k", &P::k, "Number of neighbours", Bounds::at_least(1)));
+    d.back().flag = "-k,--n-neighbors";
+    d.push_back(choice<P>("weights", &P::weights,
+                          "Neighbour weights: uniform, distance (1/d) or distance2 (1/d^2); exact matches take the "
+                          "whole vote"));
+    const auto no_kernel = [](const P& p) { return !p.kernel; };
+    d.push_back(applies_if(choice<P>("metric", &P::metric, "Distance: euclidean, manhattan, chebyshev or cosine (1 - cos)"),
+                           no_kernel, "only without `kernel`"));
+    // Giving a kernel measures distances in its feature space.
+    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; },
+                                "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of the metric: "
+                                "linear, poly, rbf, laplacian, exponential or sigmoid (brute-force search)");
+    kernel.set = [](P& p, const ParamValue& v) {
+      if (!p.kernel) p.kernel = KernelParams{};
+      p.kernel->type = parse_name<KernelType>(v.text);
+    };
+    kernel.json = [](const P& p) { return nlohmann::json(p.kernel.has_value()); };
+    kernel.show_default = false;
+    d.push_back(std::move(kernel));
+    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernel ? &*p.kernel : nullptr; },
+                                             [](const P& p) { return p.kernel ? &*p.kernel : nullptr; }))
+      d.push_back(std::move(k));
+    d.push_back(choice<P>("algorithm", &P::algorithm,
+                          "Search: auto (k-d tree up to 12 features, else brute force), brute or kdtree; the "
+                          "neighbours are the same (a kernel's distances: brute force)"));
+    d.back().sweep = false;
+    d.push_back(flag<P>("standardize", &P::standardize,
+                        "Scale each feature to zero mean and unit variance (fitted on the training rows) before "
+                        "measuring distances"));
+    // cv switches its task with it (CvCommand::task_flag).
+    d.push_back(flag<P>("regression", &P::regression,
+                        "Predict the mean of the neighbours' numeric targets instead of a class vote"));
+    d.back().in_cv = false;
+    return d;
+  }();
+  return t;
+}
+
 void Knn::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();

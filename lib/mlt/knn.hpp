@@ -36,6 +36,9 @@ struct KnnParams {
   // Kernel-induced distance d(x, y)² = k(x, x) + k(y, y) - 2 k(x, y) (lecture notes)
   // instead of `metric`; searched by brute force over Gram blocks.
   std::optional<KernelParams> kernel;
+
+  // The declaration of these parameters (core/params.hpp).
+  static const ParamTable<KnnParams>& table();
 };
 
 class Knn {

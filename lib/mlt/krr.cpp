@@ -276,6 +276,37 @@ double Krr::score(const arma::mat& X, const arma::mat& Y) const {
   return metrics::r2(Y, P);
 }
 
+const ParamTable<KrrParams>& KrrParams::table() {
+  using P = KrrParams;
+  static const ParamTable<P> t = [] {
+    ParamTable<P> d;
+    d.push_back(real<P>("lambda", &P::lambda, "Penalty (scikit-learn's alpha)", Bounds::at_least(0)));
+    d.push_back(choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
+                          "linear, poly, rbf, laplacian, exponential or sigmoid"));
+    d.back().required = true;
+    for (Param<P>& k : kernel_param_table<P>([](P& p) { return &p.kernel; },
+                                             [](const P& p) { return &p.kernel; }))
+      d.push_back(std::move(k));
+    d.push_back(flag<P>("standardize", &P::standardize,
+                        "Scale each feature to zero mean and unit variance before the kernel (fitted on the "
+                        "training rows)"));
+    d.push_back(integer<P>("nystrom", &P::nystrom,
+                           "Fit the Nyström approximation with M landmarks, O(n M^2) time, O(M^2) memory "
+                           "(default: the exact fit)",
+                           Bounds::at_least(1)));
+    d.back().show_default = false;
+    d.back().sweep = false;
+    const auto nystrom = [](const P& p) { return p.nystrom > 0; };
+    d.push_back(applies_if(choice<P>("landmarks", &P::landmarks, "How Nyström picks landmarks: uniform or kmeans++"),
+                           nystrom, "only with `nystrom`"));
+    d.back().sweep = false;
+    d.push_back(applies_if(mlt::seed<P>("seed", &P::seed, "Seed of the landmark sampling"), nystrom,
+                           "only with `nystrom`"));
+    return d;
+  }();
+  return t;
+}
+
 void Krr::save(io::ModelWriter& out) const {
   require_fitted();
   kernel_.save(out);

@@ -35,6 +35,10 @@ struct KrrParams {
   // Bytes the exact solve may allocate for its n x n kernel matrix; 0: the memory
   // the system reports available (MemAvailable).
   double memory_limit = 0;
+
+  // The declaration of these parameters (core/params.hpp); memory_limit is the
+  // library's alone (the command line leaves it to MemAvailable).
+  static const ParamTable<KrrParams>& table();
 };
 
 class Krr {

@@ -578,6 +578,57 @@ double LogReg::score(const arma::mat& X, const Labels& y) const {
   return X.n_rows ? double(arma::accu(pred == y)) / double(X.n_rows) : 0.0;
 }
 
+const ParamTable<LogRegParams>& LogRegParams::table() {
+  using P = LogRegParams;
+  static const ParamTable<P> t = [] {
+    ParamTable<P> d;
+    d.push_back(real<P>("lambda", &P::lambda,
+                        "L2 penalty (lambda/2)||W||^2 on the weights, intercepts unpenalized (scikit-learn's C = "
+                        "1/lambda)",
+                        Bounds::at_least(0)));
+    // Giving a kernel makes the model kernel logistic regression.
+    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
+                                "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential "
+                                "(default: the linear model in the features)");
+    kernel.set = [](P& p, const ParamValue& v) {
+      p.kernelized = true;
+      p.kernel.type = parse_name<KernelType>(v.text);
+    };
+    kernel.show_default = false;
+    d.push_back(std::move(kernel));
+    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
+                                             [](const P& p) { return p.kernelized ? &p.kernel : nullptr; }))
+      d.push_back(std::move(k));
+    d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));
+    // The model header says "balanced" or "none", as scikit-learn's class_weight.
+    Param<P> weight;
+    weight.name = "class_weight";
+    weight.flag = "--class-weight";
+    weight.type = ParamType::choice;
+    weight.help = "none, or balanced: weigh each sample by n / (n_classes * n_its_class)";
+    weight.choices = {"none", "balanced"};
+    weight.set = [](P& p, const ParamValue& v) {
+      if (v.text != "none" && v.text != "balanced")
+        throw UsageError("unknown class weight \"" + v.text + "\" (none, balanced)");
+      p.balanced = v.text == "balanced";
+    };
+    weight.json = [](const P& p) { return nlohmann::json(p.balanced ? "balanced" : "none"); };
+    d.push_back(std::move(weight));
+    d.push_back(choice<P>("multiclass", &P::multiclass,
+                          "More than two classes: multinomial (softmax) or ovr (one-vs-rest)"));
+    d.push_back(real<P>("tol", &P::tol,
+                        "Stop when the gradient proves every training probability within tol of the optimum's",
+                        Bounds::above(0)));
+    d.back().sweep = false;
+    d.push_back(integer<P>("max_iter", &P::max_iter, "Newton iterations at most (per class with ovr)",
+                           Bounds::at_least(1)));
+    d.back().sweep = false;
+    d.push_back(negated_flag<P>("fit_intercept", "no-intercept", &P::fit_intercept, "Fit no intercept"));
+    return d;
+  }();
+  return t;
+}
+
 void LogReg::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();

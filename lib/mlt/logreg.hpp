@@ -75,6 +75,9 @@ struct LogRegParams {
   std::size_t max_iter = 100;  // Newton (outer) iterations per problem
   bool kernelized = false;     // kernel logistic regression with `kernel`
   KernelParams kernel;
+
+  // The declaration of these parameters (core/params.hpp).
+  static const ParamTable<LogRegParams>& table();
 };
 
 // How one optimization went (one per binary problem under ovr, else one).

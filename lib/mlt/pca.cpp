@@ -178,14 +178,36 @@ double Pca::explained_variance_ratio(const arma::mat& X) const {
   return 1.0 - arma::accu(arma::square(residual)) / total;
 }
 
+const ParamTable<PcaParams>& PcaParams::table() {
+  using P = PcaParams;
+  static const ParamTable<P> t = [] {
+    ParamTable<P> d;
+    d.push_back(integer<P>("n_components", &P::n_components, "Number of components (default: all)",
+                           Bounds::at_least(1)));
+    d.back().flag = "-k,--components";
+    d.back().show_default = false;
+    d.back().excludes = "variance";
+    d.push_back(real<P>("variance", &P::variance,
+                        "Keep the fewest components explaining more than this fraction of the variance",
+                        Bounds::open(0, 1)));
+    d.back().show_default = false;
+    d.push_back(flag<P>("whiten", &P::whiten, "Scale the scores to unit variance"));
+    d.push_back(flag<P>("standardize", &P::standardize,
+                        "Divide each column by its standard deviation first (PCA of the correlation matrix; fitted "
+                        "on the training rows)"));
+    d.push_back(choice<P>("solver", &P::solver,
+                          "svd (exact for every component), covariance (eigenvectors of XᵀX: faster for n >> p), "
+                          "or auto"));
+    d.back().sweep = false;
+    return d;
+  }();
+  return t;
+}
+
 void Pca::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();
-  h["params"] = {{"n_components", params_.n_components},
-                 {"variance", params_.variance},
-                 {"whiten", params_.whiten},
-                 {"standardize", params_.standardize},
-                 {"solver", name_of(params_.solver)}};
+  h["params"] = params_json(PcaParams::table(), params_);
   h["fitted"] = {{"n_features", n_features()}, {"n_components", n_components()}};
   out.add("mean", mean_);
   if (params_.standardize) scaler_.save(out);

@@ -8,6 +8,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/params.hpp"
 #include "mlt/core/estimator.hpp"
 
 namespace mlt {
@@ -28,6 +29,9 @@ struct PcaParams {
   bool whiten = false;           // scale scores to unit variance
   bool standardize = false;      // divide centred columns by their standard deviation
   PcaSolver solver = PcaSolver::automatic;
+
+  // The declaration of these parameters (core/params.hpp).
+  static const ParamTable<PcaParams>& table();
 };
 
 class Pca {

@@ -222,13 +222,30 @@ double Ridge::score(const arma::mat& X, const arma::mat& Y) const {
   return metrics::r2(Y, P);
 }
 
+const ParamTable<RidgeParams>& RidgeParams::table() {
+  using P = RidgeParams;
+  static const ParamTable<P> t = [] {
+    ParamTable<P> d;
+    d.push_back(real<P>("lambda", &P::lambda, "L2 penalty (scikit-learn's alpha); 0: ordinary least squares",
+                        Bounds::at_least(0)));
+    d.push_back(negated_flag<P>("fit_intercept", "no-intercept", &P::fit_intercept,
+                                "Fit no intercept (do not centre the data)"));
+    d.push_back(flag<P>("standardize", &P::standardize,
+                        "Scale each feature to zero mean and unit variance first (fitted on the training rows); "
+                        "coefficients are then reported in the standardized space"));
+    d.push_back(choice<P>("solver", &P::solver,
+                          "auto, primal (Cholesky of XᵀX + λI), dual (XXᵀ + λI) or svd; a cv lambda grid shares one "
+                          "decomposition whatever the solver"));
+    d.back().sweep = false;
+    return d;
+  }();
+  return t;
+}
+
 void Ridge::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();
-  h["params"] = {{"lambda", params_.lambda},
-                 {"fit_intercept", params_.fit_intercept},
-                 {"standardize", params_.standardize},
-                 {"solver", name_of(params_.solver)}};
+  h["params"] = params_json(RidgeParams::table(), params_);
   h["fitted"] = {{"n_features", n_features()},
                  {"n_targets", n_targets()},
                  {"solver", name_of(solver_used_)},

@@ -9,6 +9,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/params.hpp"
 #include "mlt/core/estimator.hpp"
 
 namespace mlt {
@@ -32,6 +33,9 @@ struct RidgeParams {
   bool fit_intercept = true;  // centre X and y; the intercept is not penalized
   bool standardize = false;   // fit on (x - mean) / std; coefficients are then in that space
   RidgeSolver solver = RidgeSolver::automatic;
+
+  // The declaration of these parameters (core/params.hpp).
+  static const ParamTable<RidgeParams>& table();
 };
 
 class Ridge {

@@ -43,7 +43,11 @@ for bad in -1 99999999999999999999 0x10 1e3; do
   expect_error 2 "$seed_error$bad\$" "split --seed $bad" "$MLT" split "$IRIS" --seed "$bad" -o a.csv b.csv
   expect_error 2 "$seed_error$bad\$" "krr fit --seed $bad" "$MLT" krr fit "$IRIS" --target petal_width --seed "$bad" -o m
   expect_error 2 "$seed_error$bad\$" "kmeans fit --seed $bad" "$MLT" kmeans fit "$IRIS" -k 2 --seed "$bad" -o m
-  expect_error 2 "$seed_error$bad\$" "ridge cv --seed $bad" "$MLT" ridge cv "$IRIS" --target petal_width --seed "$bad"
+  expect_error 2 "--fold-seed: a seed is a whole number from 0 to 18446744073709551615, got $bad\$" \
+    "ridge cv --fold-seed $bad" "$MLT" ridge cv "$IRIS" --target petal_width --fold-seed "$bad"
+  expect_error 2 "$seed_error$bad\$" "krr cv --seed $bad (the fit's seed, in cv too)" \
+    "$MLT" krr cv "$IRIS" --target petal_width --kernel rbf --nystrom 5 --seed "$bad"
+  expect_error 2 "$seed_error$bad\$" "kmeans cv --seed $bad" "$MLT" kmeans cv "$IRIS" --ignore species -k 2 --seed "$bad"
 done
 expect_status 0 "the largest seed is accepted" "$MLT" split "$IRIS" --seed 18446744073709551615 -o a.csv b.csv
 expect_error 2 "components" "k not a number" "$MLT" pca fit "$IRIS" -k 3x -o m

@@ -12,25 +12,42 @@ rows() { tail -n +2 <<<"$1" | wc -l; }
 # --- logreg cv ---------------------------------------------------------------------
 run "$MLT" logreg cv "$DATA/iris.csv" --target species --standardize --lambda 1e-2:1e2:5
 check "logreg cv runs" test "$rc" -eq 0
-check "logreg cv header" test "$(head -1 <<<"$out")" = "lambda,metric,mean,std,folds,best"
+check "logreg cv header" test "$(head -1 <<<"$out")" = "lambda,score,mean,std,folds,best"
 check "logreg cv: one row per lambda" test "$(rows "$out")" -eq 5
 check "logreg cv: default metric accuracy, one best row" test "$(awk -F, 'NR > 1 && $2 == "accuracy" { n++ } NR > 1 && $6 == 1 { b++ } END { print n, b }' <<<"$out")" = "5 1"
-run "$MLT" logreg cv "$DATA/iris.csv" --target species --standardize --lambda 0.01,1 --metric log_loss --json
-check "logreg cv --metric log_loss: lower is better" python3 -c '
+run "$MLT" logreg cv "$DATA/iris.csv" --target species --standardize --lambda 0.01,1 --score log_loss --json
+check "logreg cv --score log_loss: lower is better" python3 -c '
 import json, sys; j = json.loads(sys.argv[1])
 assert j["metric"] == "log_loss"
 m = [r["mean"] for r in j["results"]]
 assert j["best"] == j["results"][m.index(min(m))], j' "$out"
 run "$MLT" logreg cv "$DATA/iris.csv" --target species --standardize --kernel rbf,linear --gamma 0.1,1 --lambda 0.1
-check "logreg cv kernel grid: kernel x gamma x lambda" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,kernel,gamma,metric,mean,std,folds,best,4"
+# gamma is crossed with rbf only: the linear kernel has none, so it is one candidate,
+# its gamma cell empty.
+check "logreg cv kernel grid: (rbf x gamma) + linear, x lambda" test \
+  "$(head -1 <<<"$out"),$(rows "$out"),$(awk -F, '$2 == "linear" { print "[" $3 "]" }' <<<"$out")" = \
+  "lambda,kernel,gamma,score,mean,std,folds,best,3,[]"
+run "$MLT" krr cv "$DATA/diabetes.csv" --kernel rbf,poly --degree 2,3 --lambda 1 --folds 3
+check "krr cv: --kernel rbf,poly --degree 2,3 gives three candidates" test \
+  "$(cut -d, -f1-3 <<<"$out" | tr '\n' ' ')" = "lambda,kernel,degree 1,rbf, 1,poly,2 1,poly,3 "
+expect_error 2 "^mlt krr cv: error: --degree applies to the poly kernel only$" "a grid parameter that applies nowhere" \
+  "$MLT" krr cv "$DATA/diabetes.csv" --kernel rbf,laplacian --degree 2,3
+expect_error 2 "^mlt krr fit: error: --degree applies to the poly kernel only$" "fit refuses it the same way" \
+  "$MLT" krr fit "$DATA/diabetes.csv" --kernel rbf --degree 2 -o x.krr
+expect_error 2 "--seed applies only with --nystrom" "krr fit --seed without --nystrom" \
+  "$MLT" krr fit "$DATA/diabetes.csv" --kernel rbf --seed 3 -o x.krr
+expect_error 2 "excludes" "knn fit --gamma with --sigma" \
+  "$MLT" knn fit "$DATA/iris.csv" --kernel rbf --gamma 1 --sigma 2 -o x.knn
+run "$MLT" knn cv "$DATA/iris.csv" -k 5 --kernel rbf,linear --sigma 1,2 --standardize
+check "knn cv takes --kernel as fit does" test "$rc,$(rows "$out")" = "0,3"
 expect_error 2 "gamma.*requires.*kernel|kernel.*required" "--gamma without --kernel" "$MLT" logreg cv "$DATA/iris.csv" --gamma 1
-expect_error 2 "unknown metric \"mse\"; choose from accuracy, balanced_accuracy, f1_macro, log_loss" "logreg --metric mse" "$MLT" logreg cv "$DATA/iris.csv" --metric mse
+expect_error 2 "unknown metric \"mse\"; choose from accuracy, balanced_accuracy, f1_macro, log_loss" "logreg --score mse" "$MLT" logreg cv "$DATA/iris.csv" --score mse
 expect_error 2 "lambda" "--lambda -1" "$MLT" logreg cv "$DATA/iris.csv" --lambda=-1,1
 expect_error 2 "multiclass" "--multiclass bogus" "$MLT" logreg cv "$DATA/iris.csv" --multiclass bogus
 
 # --refit: the best lambda on all rows = mlt logreg fit with it.
-expect_status 0 "logreg --refit" "$MLT" logreg cv "$DATA/iris.csv" --standardize --lambda 100,0.1 --seed 3 --refit -o best.logreg
-best=$(awk -F, '$6 == 1 { print $1 }' <<<"$("$MLT" logreg cv "$DATA/iris.csv" --standardize --lambda 100,0.1 --seed 3)")
+expect_status 0 "logreg --refit" "$MLT" logreg cv "$DATA/iris.csv" --standardize --lambda 100,0.1 --fold-seed 3 --refit -o best.logreg
+best=$(awk -F, '$6 == 1 { print $1 }' <<<"$("$MLT" logreg cv "$DATA/iris.csv" --standardize --lambda 100,0.1 --fold-seed 3)")
 "$MLT" -q logreg fit "$DATA/iris.csv" --standardize --lambda "$best" -o direct.logreg
 check "logreg refit model predicts as logreg fit with the best lambda" test "$("$MLT" logreg predict best.logreg "$DATA/iris.csv" --proba)" = "$("$MLT" logreg predict direct.logreg "$DATA/iris.csv" --proba)"
 
@@ -52,28 +69,28 @@ assert [r / m for r, m in zip(right, n)] == rep["best"]["fold_scores"], (right, 
 PY
 
 # --- knn cv ------------------------------------------------------------------------
-run "$MLT" knn cv "$DATA/iris.csv" -k 1:9:2 --weights uniform,distance --seed 5
+run "$MLT" knn cv "$DATA/iris.csv" -k 1:9:2 --weights uniform,distance --fold-seed 5
 check "knn cv runs" test "$rc" -eq 0
-check "knn cv header" test "$(head -1 <<<"$out")" = "k,weights,metric,mean,std,folds,best"
+check "knn cv header" test "$(head -1 <<<"$out")" = "k,weights,score,mean,std,folds,best"
 check "knn cv: k x weights rows" test "$(rows "$out")" -eq 10
 check "knn cv: k varies slowest" test "$(awk -F, 'NR > 1 { printf "%s%s ", $1, substr($2, 1, 1) }' <<<"$out")" = "1u 1d 3u 3d 5u 5d 7u 7d 9u 9d "
 a=$out
-run "$MLT" knn cv "$DATA/iris.csv" -k 1:9:2 --weights uniform,distance --seed 5 --jobs 2 --threads 2
+run "$MLT" knn cv "$DATA/iris.csv" -k 1:9:2 --weights uniform,distance --fold-seed 5 --jobs 2 --threads 2
 check "knn cv --jobs 2 = --jobs 1" test "$out" = "$a"
-run "$MLT" knn cv "$DATA/iris.csv" --standardize -k 3 --distance euclidean,manhattan,cosine --metric f1_macro
-check "knn cv --distance grid" test "$(head -1 <<<"$out"),$(rows "$out")" = "k,distance,metric,mean,std,folds,best,3"
+run "$MLT" knn cv "$DATA/iris.csv" --standardize -k 3 --metric euclidean,manhattan,cosine --score f1_macro
+check "knn cv --metric grid" test "$(head -1 <<<"$out"),$(rows "$out")" = "k,metric,score,mean,std,folds,best,3"
 expect_error 2 "n-neighbors: must be a whole number >= 1, got 0" "knn -k 0" "$MLT" knn cv "$DATA/iris.csv" -k 0,1
-expect_error 2 "distance" "knn --distance bogus" "$MLT" knn cv "$DATA/iris.csv" --distance bogus
+expect_error 2 "unknown metric \"bogus\"" "knn --metric bogus" "$MLT" knn cv "$DATA/iris.csv" --metric bogus
 expect_error 2 "weights" "knn --weights bogus" "$MLT" knn cv "$DATA/iris.csv" --weights uniform,bogus
 head -21 "$DATA/iris.csv" | tail -n +2 > tiny_body.csv
 { head -1 "$DATA/iris.csv"; cat tiny_body.csv; sed 's/setosa/versicolor/' tiny_body.csv; } > tiny.csv
 expect_error 65 "k" "knn k larger than a training fold" "$MLT" knn cv tiny.csv -k 1,39 --refit -o x.knn
 check "no model after a failed sweep" test ! -e x.knn
 
-expect_status 0 "knn --refit" "$MLT" knn cv "$DATA/iris.csv" -k 1:15 --standardize --seed 2 --refit -o best.knn
+expect_status 0 "knn --refit" "$MLT" knn cv "$DATA/iris.csv" -k 1:15 --standardize --fold-seed 2 --refit -o best.knn
 run "$MLT" info best.knn --json
 refit_k=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["params"]["k"])' "$out")
-best=$(awk -F, '$6 == 1 { print $1 }' <<<"$("$MLT" knn cv "$DATA/iris.csv" -k 1:15 --standardize --seed 2)")
+best=$(awk -F, '$6 == 1 { print $1 }' <<<"$("$MLT" knn cv "$DATA/iris.csv" -k 1:15 --standardize --fold-seed 2)")
 check "knn refit keeps the best k ($refit_k vs $best)" test "$refit_k" = "$best"
 "$MLT" -q knn fit "$DATA/iris.csv" -k "$best" --standardize -o direct.knn
 check "knn refit model predicts as knn fit with the best k" test "$("$MLT" knn predict best.knn "$DATA/iris.csv" --proba)" = "$("$MLT" knn predict direct.knn "$DATA/iris.csv" --proba)"
@@ -104,12 +121,12 @@ PY
 # the grid in scikit-learn's order (C ascending) so that ties pick the same point.
 LOGREG=(logreg cv "$IRIS" --target species --folds-from fold --standardize --lambda 100,10,1,0.1,0.01 --tol 1e-10 --max-iter 1000 --json --per-fold)
 for m in accuracy balanced_accuracy f1_macro; do
-  run "$MLT" "${LOGREG[@]}" --metric $m
+  run "$MLT" "${LOGREG[@]}" --score $m
   # The same predicted classes: equal up to the rounding of the sums (1e-12).
   check "logreg cv $m = scikit-learn's on the same folds" compare_to_sklearn "$out" logreg_iris lambda 'lambda v: repr(1 / v)' $m 1e-12
 done
 check "logreg cv best accuracy: scikit-learn's C = 100" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"lambda": 0.01}' "$out"
-run "$MLT" "${LOGREG[@]}" --metric log_loss
+run "$MLT" "${LOGREG[@]}" --score log_loss
 # log_loss: mlt (TRON at --tol 1e-10) and scikit-learn's newton-cg (tol 1e-8), two
 # independent Newton solvers, agree to 1.4e-9 (the largest at C = 100, where newton-cg
 # warned); tolerance 1e-8 absolute. The fixture's lbfgs column (tol 1e-14) is further
@@ -128,7 +145,7 @@ check "logreg cv best log_loss: scikit-learn's C = 100" python3 -c 'import json,
 # metrics (49 of the 75 (k, fold) pairs, all folds of k = 1, 7, 13); elsewhere the
 # number of correct predictions may differ by at most the number of ambiguous rows.
 for m in accuracy balanced_accuracy f1_macro; do
-  run "$MLT" knn cv "$IRIS" --target species --folds-from fold -k 1:15 --algorithm brute --json --per-fold --metric $m
+  run "$MLT" knn cv "$IRIS" --target species --folds-from fold -k 1:15 --algorithm brute --json --per-fold --score $m
   printf '%s\n' "$out" > "knn_$m.json"
 done
 check "knn cv = scikit-learn's on the same folds, up to rows with ties" python3 - "$FIX/expected.json" "$IRIS" <<'PY'
@@ -180,10 +197,10 @@ knn_fast_equals_plain() {
   run "$MLT" knn cv "$@" --json --per-fold --no-fast-path
   if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$fast" = "$out" ]; then pass; else fail "knn fast path = plain path: $what"; fi
 }
-knn_fast_equals_plain "uniform" "$DATA/iris.csv" -k 1:25 --seed 4
-knn_fast_equals_plain "weights x distance, log_loss" "$DATA/iris.csv" -k 1,2,5,8,13 --weights uniform,distance,distance2 --distance euclidean,manhattan --metric log_loss
-knn_fast_equals_plain "standardized, balanced_accuracy, repeats" "$DATA/wine.csv" --standardize -k 1:30:3 --metric balanced_accuracy --folds 3 --repeats 2
-knn_fast_equals_plain "k grid not first, f1_macro, kdtree" "$DATA/iris.csv" --weights distance,uniform -k 3:12 --metric f1_macro --algorithm kdtree
+knn_fast_equals_plain "uniform" "$DATA/iris.csv" -k 1:25 --fold-seed 4
+knn_fast_equals_plain "weights x distance, log_loss" "$DATA/iris.csv" -k 1,2,5,8,13 --weights uniform,distance,distance2 --metric euclidean,manhattan --score log_loss
+knn_fast_equals_plain "standardized, balanced_accuracy, repeats" "$DATA/wine.csv" --standardize -k 1:30:3 --score balanced_accuracy --folds 3 --repeats 2
+knn_fast_equals_plain "k grid not first, f1_macro, kdtree" "$DATA/iris.csv" --weights distance,uniform -k 3:12 --score f1_macro --algorithm kdtree
 knn_fast_equals_plain "brute force" "$IRIS" --target species -k 1:15 --algorithm brute --folds-from fold
 
 # --- ridge cv, krr cv --------------------------------------------------------------
@@ -192,21 +209,21 @@ DIAB=$FIX/diabetes_folds.csv
 # intercept unpenalized), so the fold scores agree to rounding: 1e-9 relative.
 RIDGE=(ridge cv "$DIAB" --target progression --folds-from fold --lambda 0.001,0.01,0.1,1,10,100,1000 --json --per-fold)
 for m in mse rmse mae r2; do
-  run "$MLT" "${RIDGE[@]}" --metric $m
+  run "$MLT" "${RIDGE[@]}" --score $m
   check "ridge cv $m = scikit-learn's on the same folds (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'lambda v: repr(float(v))' $m 1e-9
-  run "$MLT" "${RIDGE[@]}" --metric $m --no-fast-path
+  run "$MLT" "${RIDGE[@]}" --score $m --no-fast-path
   check "ridge cv $m, one fit per lambda = scikit-learn's (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'lambda v: repr(float(v))' $m 1e-9
 done
-run "$MLT" "${RIDGE[@]}" --metric mse
+run "$MLT" "${RIDGE[@]}" --score mse
 check "ridge cv best mse: scikit-learn's alpha = 0.1" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"lambda": 0.1}' "$out"
-run "$MLT" "${RIDGE[@]}" --metric r2
+run "$MLT" "${RIDGE[@]}" --score r2
 check "ridge cv best r2: scikit-learn's alpha" python3 - "$out" "$FIX/expected.json" <<'PY'
 import json, sys
 assert json.loads(sys.argv[1])["best"]["params"]["lambda"] == json.load(open(sys.argv[2]))["ridge_diabetes"]["best_r2"]["alpha"]
 PY
-run "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-3:1e3:7 --seed 3
-check "ridge cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,metric,mean,std,folds,best,7"
-expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "ridge --metric accuracy" "$MLT" ridge cv "$DATA/diabetes.csv" --metric accuracy
+run "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-3:1e3:7 --fold-seed 3
+check "ridge cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,score,mean,std,folds,best,7"
+expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "ridge --score accuracy" "$MLT" ridge cv "$DATA/diabetes.csv" --score accuracy
 expect_error 2 "stratify needs class labels" "ridge --stratify" "$MLT" ridge cv "$DATA/diabetes.csv" --stratify
 
 # Fast paths (one decomposition per fold for the whole lambda grid) = one fit per
@@ -232,22 +249,22 @@ fast_equals_plain() {
   if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && same_reports "$fast" "$out"; then pass; else fail "fast path = plain path: $what"; fi
 }
 fast_equals_plain "ridge, standardized, two targets, repeats" ridge cv "$DATA/diabetes.csv" --target bmi,progression --standardize --lambda 1e-3:1e3:9 --folds 4 --repeats 2
-fast_equals_plain "ridge, no intercept, r2" ridge cv "$DATA/diabetes.csv" --no-intercept --lambda 0.01,1,100 --metric r2
+fast_equals_plain "ridge, no intercept, r2" ridge cv "$DATA/diabetes.csv" --no-intercept --lambda 0.01,1,100 --score r2
 head -16 "$DATA/wine.csv" | cut -d, -f1-13 > wide.csv  # 12 training rows per fold, 12 features (centred: rank 11)
 fast_equals_plain "ridge, features >= rows per fold" ridge cv wide.csv --target proline --lambda 0.1,1,10
 fast_equals_plain "krr rbf, gamma x lambda" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf --gamma 0.01,0.1 --lambda 1e-2:1e1:4
-fast_equals_plain "krr poly, kernel and lambda grids, mae" krr cv "$DATA/diabetes.csv" --standardize --kernel poly,laplacian --degree 2 --lambda 0.1,1,10 --metric mae --folds 3
+fast_equals_plain "krr poly, kernel and lambda grids, mae" krr cv "$DATA/diabetes.csv" --standardize --kernel poly,laplacian --degree 2 --lambda 0.1,1,10 --score mae --folds 3
 
-run "$MLT" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf,laplacian --sigma 1,3 --lambda 0.1,1 --seed 2
-check "krr cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,kernel,sigma,metric,mean,std,folds,best,8"
+run "$MLT" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf,laplacian --sigma 1,3 --lambda 0.1,1 --fold-seed 2
+check "krr cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,kernel,sigma,score,mean,std,folds,best,8"
 expect_error 2 "kernel" "krr cv without --kernel" "$MLT" krr cv "$DATA/diabetes.csv" --lambda 1
 expect_error 2 "excludes" "krr --gamma with --sigma" "$MLT" krr cv "$DATA/diabetes.csv" --kernel rbf --gamma 1 --sigma 1
-expect_status 0 "krr --refit" "$MLT" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf --lambda 0.1,10 --seed 3 --refit -o best.krr --oof krr_oof.csv
+expect_status 0 "krr --refit" "$MLT" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf --lambda 0.1,10 --fold-seed 3 --refit -o best.krr --oof krr_oof.csv
 check "krr oof header" test "$(head -1 krr_oof.csv)" = "row,fold,progression"
 check "krr refit predicts" test "$("$MLT" krr predict best.krr "$DATA/diabetes.csv" | wc -l)" -eq 443
 
 # --- kmeans cv ---------------------------------------------------------------------
-run "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 1:6 --seed 1 --json --per-fold
+run "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 1:6 --fold-seed 1 --json --per-fold
 check "kmeans cv runs" test "$rc" -eq 0
 check "kmeans cv: inertia, lower is better, falls with k" python3 -c '
 import json, sys; j = json.loads(sys.argv[1]); assert j["metric"] == "inertia"
@@ -272,15 +289,15 @@ check "kmeans oof header" test "$(head -1 km_oof.csv)" = "row,fold,cluster,sq_di
 run "$MLT" info best.km --json
 check "kmeans refit is a kmeans model" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["kind"] == "kmeans"' "$out"
 expect_error 2 "clusters" "kmeans cv without -k" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species
-expect_error 2 "unknown metric \"mse\"; choose from inertia" "kmeans --metric mse" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2 --metric mse
+expect_error 2 "unknown metric \"mse\"; choose from inertia" "kmeans --score mse" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2 --score mse
 
 # --- leave-one-out in closed form (ridge, krr): the hat-matrix identity ------------
 # The fast path answers every row of every lambda from one SVD / eigendecomposition
 # of all the rows; the plain path (--no-fast-path) makes n fits per lambda. Every
 # fold's score (one row each) and the means agree to 1e-9 relative (same_reports).
 fast_equals_plain "ridge --loo, intercept, mse" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000
-fast_equals_plain "ridge --loo, no intercept, mae" ridge cv "$DATA/diabetes.csv" --loo --no-intercept --lambda 0.01,1,100 --metric mae
-fast_equals_plain "ridge --loo, one lambda, rmse" ridge cv "$DATA/diabetes.csv" --loo --lambda 0.5 --metric rmse
+fast_equals_plain "ridge --loo, no intercept, mae" ridge cv "$DATA/diabetes.csv" --loo --no-intercept --lambda 0.01,1,100 --score mae
+fast_equals_plain "ridge --loo, one lambda, rmse" ridge cv "$DATA/diabetes.csv" --loo --lambda 0.5 --score rmse
 fast_equals_plain "ridge --loo, two targets" ridge cv "$DATA/diabetes.csv" --loo --target bmi,progression --lambda 0.1,10
 # --standardize refits the scaling on each n - 1 rows: no closed form; the lambda
 # path per split takes over, with the same results.
@@ -296,21 +313,21 @@ assert all(math.isfinite(v) for r in j["results"] for v in r["fold_scores"] + [r
 fast_equals_plain "ridge --loo, lambda 0 (plain) beside lambda 1 (closed form)" ridge cv "$DATA/diabetes.csv" --loo --lambda 0,1
 head -61 "$DATA/diabetes.csv" > diab60.csv
 fast_equals_plain "krr --loo rbf, gamma x lambda" krr cv diab60.csv --loo --kernel rbf --gamma 1e-4,1e-3 --lambda 0.01,1,100
-fast_equals_plain "krr --loo linear, mae" krr cv diab60.csv --loo --kernel linear --lambda 1e2,1e4,1e6 --metric mae
+fast_equals_plain "krr --loo linear, mae" krr cv diab60.csv --loo --kernel linear --lambda 1e2,1e4,1e6 --score mae
 fast_equals_plain "krr --loo, kernel grid, one lambda" krr cv diab60.csv --loo --kernel rbf,laplacian --gamma 1e-3 --lambda 1
 fast_equals_plain "krr --loo --nystrom (plain path)" krr cv diab60.csv --loo --kernel rbf --gamma 1e-3 --nystrom 20 --lambda 0.1,1
 a=$("$MLT" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000 --json --per-fold)
 b=$("$MLT" ridge cv "$DATA/diabetes.csv" --loo --lambda 1e-3,0.1,10,1000 --json --per-fold --jobs 2 --threads 2)
 check "ridge --loo closed form: --jobs 2 = --jobs 1" test "$a" = "$b"
 # A fold column with one row per value is leave-one-out too (the closed form applies);
-# there --metric r2 is not refused, and on one row it is 0 (or 1 for an exact
+# there --score r2 is not refused, and on one row it is 0 (or 1 for an exact
 # prediction) on both paths alike: the same metric code scores them.
 awk -F, -v OFS=, 'NR == 1 { print $0, "id" } NR > 1 { print $0, NR - 1 }' diab60.csv > diab60_ids.csv
-fast_equals_plain "ridge, a fold per row from --folds-from, r2" ridge cv diab60_ids.csv --target progression --folds-from id --lambda 0.1,10 --metric r2
+fast_equals_plain "ridge, a fold per row from --folds-from, r2" ridge cv diab60_ids.csv --target progression --folds-from id --lambda 0.1,10 --score r2
 fast_equals_plain "ridge, a fold per row from --folds-from, mse" ridge cv diab60_ids.csv --target progression --folds-from id --lambda 0.1,10
 # r2 is undefined on one row: refused with --loo on both paths (as before).
-expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --metric r2" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --metric r2
-expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --metric r2 --no-fast-path" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --metric r2 --no-fast-path
+expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --score r2" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --score r2
+expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --score r2 --no-fast-path" "$MLT" ridge cv "$DATA/diabetes.csv" --loo --score r2 --no-fast-path
 
 # --- logreg warm start along the lambda grid ----------------------------------------
 # Each split fits the largest lambda from zero and each smaller one from the previous
@@ -321,9 +338,9 @@ expect_error 2 "r2 is undefined on the one-row folds of --loo" "ridge --loo --me
 logreg_warm_equals_plain() {
   local what=$1 metric=$2 tol=$3
   shift 3
-  run "$MLT" logreg cv "$@" --json --per-fold --metric "$metric" --tol 1e-10 --max-iter 1000
+  run "$MLT" logreg cv "$@" --json --per-fold --score "$metric" --tol 1e-10 --max-iter 1000
   local fast=$out fast_rc=$rc
-  run "$MLT" logreg cv "$@" --json --per-fold --metric "$metric" --tol 1e-10 --max-iter 1000 --no-fast-path
+  run "$MLT" logreg cv "$@" --json --per-fold --score "$metric" --tol 1e-10 --max-iter 1000 --no-fast-path
   if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && python3 - "$fast" "$out" "$tol" <<'PY'
 import json, sys
 a, b, tol = json.loads(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
@@ -334,19 +351,19 @@ for x, y in zip(a["results"], b["results"]):
 PY
   then pass; else fail "logreg warm start = plain path: $what"; fi
 }
-logreg_warm_equals_plain "multinomial, log_loss" log_loss 1e-7 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --seed 3
-logreg_warm_equals_plain "multinomial, accuracy (same classes)" accuracy 0 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --seed 3
+logreg_warm_equals_plain "multinomial, log_loss" log_loss 1e-7 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --fold-seed 3
+logreg_warm_equals_plain "multinomial, accuracy (same classes)" accuracy 0 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --fold-seed 3
 logreg_warm_equals_plain "ovr, balanced, lambda grid in any order" log_loss 1e-7 "$DATA/wine.csv" --standardize --multiclass ovr --class-weight balanced --lambda 1,0.01,100,0.1 --folds 3
 
 # --- knn cv --regression -------------------------------------------------------------
-run "$MLT" knn cv "$DATA/diabetes.csv" --regression -k 1:20 --seed 2
-check "knn cv --regression runs, mse by default" test "$rc,$(head -1 <<<"$out"),$(awk -F, 'NR == 2 { print $2 }' <<<"$out"),$(rows "$out")" = "0,k,metric,mean,std,folds,best,mse,20"
+run "$MLT" knn cv "$DATA/diabetes.csv" --regression -k 1:20 --fold-seed 2
+check "knn cv --regression runs, mse by default" test "$rc,$(head -1 <<<"$out"),$(awk -F, 'NR == 2 { print $2 }' <<<"$out"),$(rows "$out")" = "0,k,score,mean,std,folds,best,mse,20"
 # scikit-learn's KNeighborsRegressor on the fixture folds (brute force, raw features;
 # the fixture script checked that no held-out row has a tie at its k-th neighbour):
 # the same neighbours, so the scores agree to rounding, 1e-9 relative.
 KNNREG=(knn cv "$DIAB" --regression --target progression --folds-from fold -k 1:15 --weights uniform,distance --algorithm brute --json --per-fold)
 for m in mse rmse mae r2; do
-  run "$MLT" "${KNNREG[@]}" --metric $m
+  run "$MLT" "${KNNREG[@]}" --score $m
   check "knn cv --regression $m = scikit-learn's KNeighborsRegressor (1e-9 relative)" python3 - "$out" "$FIX/expected.json" $m <<'PY'
 import json, sys
 got, ref, m = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))["knn_regression_diabetes"]["grid"], sys.argv[3]
@@ -356,29 +373,29 @@ for r in got["results"]:
     for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], e["folds"] + [e["mean"], e["std"]]):
         assert abs(a - b) <= 1e-9 * max(1, abs(b)), (r["params"], a, b)
 PY
-  run "$MLT" "${KNNREG[@]}" --metric $m --no-fast-path
+  run "$MLT" "${KNNREG[@]}" --score $m --no-fast-path
   b=$out
-  run "$MLT" "${KNNREG[@]}" --metric $m
+  run "$MLT" "${KNNREG[@]}" --score $m
   check "knn cv --regression $m: k-grid fast path = plain path exactly" test "$out" = "$b"
 done
-run "$MLT" "${KNNREG[@]}" --metric mse
+run "$MLT" "${KNNREG[@]}" --score mse
 check "knn cv --regression best mse: scikit-learn's (k = 13, distance)" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 13, "weights": "distance"}' "$out"
 knn_fast_equals_plain "regression, two targets, standardized, repeats" "$DATA/diabetes.csv" --regression --target bmi,progression --standardize -k 1:12:2 --folds 3 --repeats 2
 expect_status 0 "knn --regression --refit --oof" "$MLT" knn cv "$DATA/diabetes.csv" --regression -k 3,9 --refit -o reg.knn --oof knnreg_oof.csv
 check "knn --regression oof: the target's column" test "$(head -1 knnreg_oof.csv)" = "row,fold,progression"
 run "$MLT" info reg.knn --json
 check "knn --regression refit is a regressor" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["params"]["regression"] is True' "$out"
-expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "knn --regression --metric accuracy" "$MLT" knn cv "$DATA/diabetes.csv" --regression --metric accuracy
+expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "knn --regression --score accuracy" "$MLT" knn cv "$DATA/diabetes.csv" --regression --score accuracy
 expect_error 2 "stratify" "knn --regression --stratify" "$MLT" knn cv "$DATA/diabetes.csv" --regression --stratify
 expect_error 2 "a classifier takes one column" "knn classification with two targets" "$MLT" knn cv "$DATA/iris.csv" --target species,petal_width
 
 # --- kmeans cv --labels: ari and nmi of the held-out clusters -----------------------
 BLOBS=$FIX/blobs_folds.csv
 for m in ari nmi; do
-  run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --metric $m --json --per-fold
+  run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --score $m --json --per-fold
   # Equal to scikit-learn's adjusted_rand_score / normalized_mutual_info_score of the
   # same partitions (counts of pairs: exact up to the last bits), 1e-12.
-  check "kmeans cv --labels --metric $m = scikit-learn's on the held-out rows" python3 - "$out" "$FIX/expected.json" $m <<'PY'
+  check "kmeans cv --labels --score $m = scikit-learn's on the held-out rows" python3 - "$out" "$FIX/expected.json" $m <<'PY'
 import json, sys
 got, ref, m = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))["kmeans_blobs"][sys.argv[3]], sys.argv[3]
 assert got["metric"] == m
@@ -387,8 +404,8 @@ for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], ref["folds"] + [ref["m
     assert abs(a - b) <= 1e-12, (a, b)
 PY
 done
-run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 2:4 --metric ari --json
-check "kmeans cv --metric ari: higher is better, k = 3 best" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 3}' "$out"
+run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 2:4 --score ari --json
+check "kmeans cv --score ari: higher is better, k = 3 best" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 3}' "$out"
 run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --json --per-fold
 check "kmeans cv --labels: inertia stays the default; group is not a feature" python3 - "$out" "$BLOBS" <<'PY'
 import json, sys
@@ -404,8 +421,8 @@ for f, got in enumerate(j["results"][0]["fold_scores"]):
     want = sum((float(r["x"]) - c[blob(r)][0]) ** 2 + (float(r["y"]) - c[blob(r)][1]) ** 2 for r in test)
     assert abs(got - want) <= 1e-9 * want, (f, got, want)
 PY
-expect_error 2 "--metric ari needs --labels COL" "kmeans --metric ari without --labels" "$MLT" kmeans cv "$BLOBS" --ignore group -k 3 --metric ari
-expect_error 2 "undefined on the one-row folds" "kmeans --loo --metric ari" "$MLT" kmeans cv "$BLOBS" --labels group --ignore fold -k 3 --loo --metric ari
+expect_error 2 "--score ari needs --labels COL" "kmeans --score ari without --labels" "$MLT" kmeans cv "$BLOBS" --ignore group -k 3 --score ari
+expect_error 2 "undefined on the one-row folds" "kmeans --loo --score ari" "$MLT" kmeans cv "$BLOBS" --labels group --ignore fold -k 3 --loo --score ari
 expect_error 2 "same column" "kmeans --labels = --folds-from" "$MLT" kmeans cv "$BLOBS" --labels fold --folds-from fold -k 3 --ignore group
 
 # --- the same report for every --jobs and --threads, on data large enough that

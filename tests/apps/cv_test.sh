@@ -43,37 +43,37 @@ json_out=$out
 
 # CSV: one row per grid point, the best marked, same numbers as --json.
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2,3
-check "csv header" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best"
+check "csv header" test "$(head -1 <<<"$out")" = "n_components,score,mean,std,folds,best"
 check "csv rows" test "$(wc -l <<<"$out")" -eq 3
 check "csv best row is k=3" test "$(awk -F, '$6 == 1 { print $1 }' <<<"$out")" = 3
 check "csv mean = json mean" python3 -c '
 import json, sys; j = json.loads(sys.argv[1]); rows = sys.argv[2].splitlines()[1:]
 assert [float(r.split(",")[2]) for r in rows] == [x["mean"] for x in j["results"]]' "$json_out" "$out"
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2 --per-fold
-check "csv --per-fold columns, named by the fold column's values" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best,fold0,fold1,fold2,fold3,fold4"
+check "csv --per-fold columns, named by the fold column's values" test "$(head -1 <<<"$out")" = "n_components,score,mean,std,folds,best,fold0,fold1,fold2,fold3,fold4"
 run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 2 --per-fold --folds 3
-check "csv --per-fold columns, numbered from 1" test "$(head -1 <<<"$out")" = "n_components,metric,mean,std,folds,best,fold1,fold2,fold3"
+check "csv --per-fold columns, numbered from 1" test "$(head -1 <<<"$out")" = "n_components,score,mean,std,folds,best,fold1,fold2,fold3"
 
 # Without a grid flag: the defaults, one row.
 run "$MLT" pca cv "$DATA/iris.csv" --ignore species
 check "no grid: one row" test "$(wc -l <<<"$out")" -eq 2
-check "no grid: header" test "$(head -1 <<<"$out")" = "metric,mean,std,folds,best"
+check "no grid: header" test "$(head -1 <<<"$out")" = "score,mean,std,folds,best"
 
 # Folds: seeds, repeats, leave-one-out, --jobs.
-run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --per-fold
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --fold-seed 7 --per-fold
 a=$out
-run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --per-fold
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --fold-seed 7 --per-fold
 check "same seed, same report" test "$out" = "$a"
-run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 8 --per-fold
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --fold-seed 8 --per-fold
 check "another seed, other folds" test "$out" != "$a"
-run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --per-fold --jobs 2 --threads 2
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --fold-seed 7 --per-fold --jobs 2 --threads 2
 check "--jobs 2 gives the same report as --jobs 1" test "$out" = "$a"
-run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --seed 7 --folds 3 --repeats 4 --json
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:3 --fold-seed 7 --folds 3 --repeats 4 --json
 check "--repeats 4 x 3 folds = 12 scores" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["results"][0]["folds"])' "$out")" = 12
 head -21 "$DATA/iris.csv" > small.csv
 run "$MLT" pca cv small.csv --ignore species -k 1,2 --loo --json
 check "--loo: one fold per row" test "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["results"][0]["folds"])' "$out")" = 20
-run sh -c "cat '$DATA/iris.csv' | '$MLT' pca cv - --ignore species -k 1:3 --seed 7 --per-fold"
+run sh -c "cat '$DATA/iris.csv' | '$MLT' pca cv - --ignore species -k 1:3 --fold-seed 7 --per-fold"
 check "data from standard input" test "$out" = "$a"
 
 # --refit: the best k, fitted on all rows; the model transforms like mlt pca fit's.
@@ -106,9 +106,9 @@ expect_error 2 "folds: must be at least 2" "--folds 1" "$MLT" pca cv "$DATA/iris
 expect_error 2 "components: must be a whole number >= 1, got 0" "-k 0" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 0,1
 expect_error 2 "components: expected a whole number, got \"abc\"" "-k abc" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k abc
 expect_error 2 "components: range \"5:1\" is empty" "-k 5:1" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 5:1
-expect_error 2 "seed: a seed is a whole number from 0 to 18446744073709551615, got -1" "--seed -1" "$MLT" pca cv "$DATA/iris.csv" --ignore species --seed -1
-expect_error 2 "seed" "--seed 1e99" "$MLT" pca cv "$DATA/iris.csv" --ignore species --seed 1e99
-expect_error 2 "unknown metric \"mse\"; choose from reconstruction_mse" "--metric mse" "$MLT" pca cv "$DATA/iris.csv" --ignore species --metric mse
+expect_error 2 "seed: a seed is a whole number from 0 to 18446744073709551615, got -1" "--fold-seed -1" "$MLT" pca cv "$DATA/iris.csv" --ignore species --fold-seed -1
+expect_error 2 "seed" "--fold-seed 1e99" "$MLT" pca cv "$DATA/iris.csv" --ignore species --fold-seed 1e99
+expect_error 2 "unknown metric \"mse\"; choose from reconstruction_mse" "--score mse" "$MLT" pca cv "$DATA/iris.csv" --ignore species --score mse
 expect_error 2 "stratify needs class labels" "--stratify for pca" "$MLT" pca cv "$DATA/iris.csv" --ignore species --stratify
 expect_error 2 "output" "--refit without -o" "$MLT" pca cv "$DATA/iris.csv" --ignore species --refit
 expect_error 2 "refit" "-o without --refit" "$MLT" pca cv "$DATA/iris.csv" --ignore species -o x.pca

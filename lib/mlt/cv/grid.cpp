@@ -4,6 +4,7 @@
 // the double nearest 1e-4, not at 10^log10(1e-4).
 #include "mlt/cv/grid.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -128,7 +129,40 @@ Grid::Grid(std::vector<Axis> axes) : axes_(std::move(axes)) {
   }
 }
 
-std::vector<Value> Grid::point(std::size_t i) const {
+Grid::Grid(std::vector<Axis> axes, const InUse& in_use) : Grid(std::move(axes)) {
+  std::vector<bool> ever(axes_.size(), false);
+  bool all = true;
+  std::vector<std::size_t> kept;
+  std::vector<std::vector<bool>> uses;
+  for (std::size_t full = 0; full < size_; ++full) {
+    const std::vector<Value> p = full_point(full);
+    std::vector<bool> use = in_use(p);
+    bool keep = true;
+    for (std::size_t a = 0, rest = full; a < axes_.size(); ++a) {
+      // The axis's value index at this point (the last axis varies fastest).
+      std::size_t stride = 1;
+      for (std::size_t b = a + 1; b < axes_.size(); ++b) stride *= axes_[b].values.size();
+      const std::size_t at = rest / stride;
+      rest %= stride;
+      if (!use[a] && at != 0) keep = false;
+    }
+    if (!keep) continue;
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      ever[a] = ever[a] || use[a];
+      all = all && use[a];
+    }
+    kept.push_back(full);
+    uses.push_back(std::move(use));
+  }
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    if (!ever[a]) throw UsageError("`" + axes_[a].name + "` is used by none of the grid's candidates");
+  if (!all) {
+    kept_ = std::move(kept);
+    in_use_ = std::move(uses);
+  }
+}
+
+std::vector<Value> Grid::full_point(std::size_t i) const {
   std::vector<Value> out(axes_.size());
   for (std::size_t a = axes_.size(); a-- > 0;) {
     const std::size_t m = axes_[a].values.size();
@@ -138,10 +172,25 @@ std::vector<Value> Grid::point(std::size_t i) const {
   return out;
 }
 
+std::vector<Value> Grid::point(std::size_t i) const { return full_point(full_index(i)); }
+
+std::size_t Grid::with_axis_at_first(std::size_t i, std::size_t axis) const {
+  // Point i is indexed like nested loops, the last axis fastest: the stride of `axis`
+  // is the product of the sizes after it.
+  std::size_t stride = 1;
+  for (std::size_t a = axes_.size(); a-- > axis + 1;) stride *= axes_[a].values.size();
+  const std::size_t full = full_index(i);
+  const std::size_t first = full - (full / stride % axes_.at(axis).values.size()) * stride;
+  if (kept_.empty()) return first;
+  const auto it = std::lower_bound(kept_.begin(), kept_.end(), first);
+  return it != kept_.end() && *it == first ? static_cast<std::size_t>(it - kept_.begin()) : i;
+}
+
 std::string Grid::describe(std::size_t i) const {
   const std::vector<Value> p = point(i);
   std::string s;
-  for (std::size_t a = 0; a < p.size(); ++a) s += (a ? ", " : "") + axes_[a].name + "=" + p[a].text;
+  for (std::size_t a = 0; a < p.size(); ++a)
+    if (in_use(i, a)) s += (s.empty() ? "" : ", ") + axes_[a].name + "=" + p[a].text;
   return s.empty() ? "defaults" : s;
 }
 

@@ -16,14 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "mlt/core/params.hpp"
+
 namespace mlt::cv {
 
 enum class ValueKind { real, integer, text };
 
-struct Value {
-  std::string text;   // as shown in reports: the shortest round-trip form of a number
-  double number = 0;  // the value of a real or integer axis (integers are exact up to 2^53)
-};
+// One grid value: its text as shown in reports (the shortest round-trip form of a
+// number) and its number (real and integer axes).
+using Value = mlt::ParamValue;
 
 struct Axis {
   std::string name;   // the parameter's name in reports ("lambda")
@@ -45,19 +46,39 @@ Axis parse_axis(const std::string& flag, const std::string& name, ValueKind kind
 // varying fastest; an empty grid has exactly one point (the defaults).
 class Grid {
  public:
+  // Whether each axis matters at a point (one flag per axis, in axis order): a kernel's
+  // degree does not when the point's kernel is rbf.
+  using InUse = std::function<std::vector<bool>(const std::vector<Value>& point)>;
+
   Grid() = default;
   explicit Grid(std::vector<Axis> axes);
+  // The product without the points that only repeat a candidate: a point where an axis
+  // is not in use is kept only with that axis at its first value (so "kernel=rbf,poly
+  // degree=2,3" gives rbf, poly/2, poly/3). Throws UsageError naming an axis that is in
+  // use at no point.
+  Grid(std::vector<Axis> axes, const InUse& in_use);
 
   const std::vector<Axis>& axes() const { return axes_; }
-  std::size_t size() const { return size_; }
+  std::size_t size() const { return kept_.empty() ? size_ : kept_.size(); }
   // One value per axis, in axis order.
   std::vector<Value> point(std::size_t i) const;
-  // "lambda=0.1, kernel=rbf"
+  // Whether axis `axis` matters at point i (reports leave its cell empty when not).
+  bool in_use(std::size_t i, std::size_t axis) const { return in_use_.empty() || in_use_[i][axis]; }
+  // The point equal to point i but for axis `axis` at its first value: the key that
+  // groups the points differing only along that axis. Point i itself when that point
+  // was left out.
+  std::size_t with_axis_at_first(std::size_t i, std::size_t axis) const;
+  // "lambda=0.1, kernel=rbf" (axes not in use left out)
   std::string describe(std::size_t i) const;
 
  private:
+  std::size_t full_index(std::size_t i) const { return kept_.empty() ? i : kept_[i]; }
+  std::vector<Value> full_point(std::size_t full) const;
+
   std::vector<Axis> axes_;
-  std::size_t size_ = 1;
+  std::size_t size_ = 1;               // the product's size
+  std::vector<std::size_t> kept_;      // the product's indices kept, ascending (empty: all)
+  std::vector<std::vector<bool>> in_use_;  // per kept point, per axis (empty: all in use)
 };
 
 // Grids larger than this are refused (a typo like 1:1000000:1 would otherwise run
