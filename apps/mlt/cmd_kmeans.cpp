@@ -110,7 +110,7 @@ void run_score(const ScoreOptions& opt) {
   const std::size_t used = std::min<std::size_t>(data.n_rows(), opt.silhouette_rows);
   const arma::uvec found = arma::unique(y);
   if (found.n_elem >= 2 && found.n_elem < data.n_rows()) {
-    scores.emplace_back("silhouette", kmeans::silhouette(Z, y, opt.silhouette_rows, opt.seed));
+    scores.emplace_back("silhouette", metrics::silhouette(Z, y, opt.silhouette_rows, opt.seed));
     extra["silhouette_rows"] = used;
   } else {
     note("kmeans: no silhouette: the data falls in " + std::to_string(found.n_elem) +

@@ -4,6 +4,8 @@
 // seeding (k-means++, random rows or farthest-first), keeping the best of several
 // restarts. Assignments are exact (the nearest centroid, ties to the lower index)
 // although distances are screened in blocks (BLAS, or a fused kernel for small k·p).
+// The parts on their own: kmeans/assign.hpp (the assignment step), kmeans/seeding.hpp
+// (the seedings); the silhouette score is mlt::metrics::silhouette (metrics.hpp).
 #pragma once
 
 #include <cstddef>
@@ -143,41 +145,6 @@ class KMeans {
   double seeding_seconds_ = 0, lloyd_seconds_ = 0;
   std::size_t total_iterations_ = 0;
 };
-
-namespace kmeans {
-
-// The squared Euclidean distance of two points of p coordinates, by one fixed formula
-// that the plain and the fast assignments share, bit for bit: t = aⱼ − bⱼ accumulated
-// as fma(t, t, ·) into 8 partial sums (lane j mod 8), then summed pairwise,
-// ((s0+s4)+(s2+s6))+((s1+s5)+(s3+s7)). Eight independent chains run at vector speed.
-double squared_distance(const double* a, const double* b, std::size_t p);
-
-// The assignment step on its own, exposed for tests and reuse: for each row of X
-// (n x p) the index of the nearest row of C (k x p) by squared_distance (below),
-// ties to the lower index, and that squared distance. Distances are screened in
-// blocks (‖x‖² − 2x·c + ‖c‖², by BLAS or a fused kernel) with a rounding-error
-// bound; the candidates the bound cannot separate are recomputed directly, so the
-// result is exactly that of the plain loop.
-void assign(const arma::mat& X, const arma::mat& C, Labels& labels, arma::vec& sq_distance);
-
-// k-means++ seeding on its own (as KMeans::fit seeds, also used for krr's Nyström
-// landmarks): row indices of k seeds of X (n x p, 1 <= k <= n), the first uniform,
-// each next drawn with probability ∝ D(x)², greedy with `local_trials` candidates
-// (1 or 0: plain k-means++). The seeds are distinct rows; when X has fewer than k
-// distinct rows the rest are drawn uniformly among the rows not chosen.
-arma::uvec kmeanspp_rows(const arma::mat& X, std::size_t k, std::size_t local_trials, Random& rng);
-// Number of distinct rows of X, counting at most up to `stop_at` (0: no limit).
-std::size_t count_distinct_rows(const arma::mat& X, std::size_t stop_at = 0);
-
-// Mean silhouette coefficient (Rousseeuw 1987; scikit-learn's silhouette_score) of
-// the labelling of X's rows, Euclidean distances. With more than `max_exact` rows it
-// is computed on `max_exact` rows drawn without replacement (seeded). s(i) = 0 for a
-// point alone in its cluster. Throws DataError unless 2 <= number of labels <= n - 1
-// (on the sample).
-double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exact = 10000,
-                  std::uint64_t seed = kDefaultSeed);
-
-}  // namespace kmeans
 
 static_assert(Clusterer<KMeans>);
 

@@ -46,7 +46,7 @@
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
-#include "mlt/kmeans.hpp"
+#include "mlt/kmeans/seeding.hpp"
 #include "mlt/metrics.hpp"
 #include "mlt/spd.hpp"
 

@@ -19,12 +19,8 @@
 //
 // i.e. the design matrix is K and the penalty matrix is K instead of I.
 //
-// Solver: trust-region Newton with conjugate gradients, as LIBLINEAR's TRON:
-//   C.-J. Lin, R. C. Weng, S. S. Keerthi, "Trust region Newton method for large-scale
-//   logistic regression", JMLR 9 (2008), with the diagonal preconditioner
-//   M = (1 - α) I + α diag(H), α = 0.01, of C.-Y. Hsia, W.-L. Chiang, C.-J. Lin,
-//   "Preconditioned conjugate gradient methods in truncated Newton frameworks for
-//   large-scale linear classification", ACML 2018.
+// Solver: trust-region Newton with preconditioned conjugate gradients, as LIBLINEAR's
+// TRON (logreg/tron.hpp, with its references); this file supplies f, ∇f, Hv and diag(H).
 // Why Newton-CG and not L-BFGS: the Hessian-vector product costs two passes over the
 // data, the same as a gradient, and Newton converges fast near the optimum, so a
 // stopping test on the gradient norm can be driven to 1e-10 and below in a few more
@@ -200,165 +196,23 @@ arma::mat LogisticObjective::HessianDiagonal() const {
   return diag;
 }
 
-// ---------------------------------------------------------------------------------
-// Trust-region Newton-CG (TRON), following LIBLINEAR's newton.cpp (v2.30 and later:
-// preconditioned CG, M-norm trust region).
-
 namespace {
 
-double m_norm_sq(const arma::mat& u, const arma::mat& M) { return arma::accu(M % u % u); }
-
-// Steihaug's truncated preconditioned CG for min gᵀs + ½ sᵀHs, ‖s‖_M <= delta.
-// Returns the CG iterations; `r` ends as -g - Hs.
-std::size_t trpcg(const LogisticObjective& f, double delta, const arma::mat& g, const arma::mat& M, arma::mat& s,
-                  arma::mat& r, bool& reach_boundary) {
-  const double eps_cg = 0.1;  // inexact Newton: ‖r‖_M⁻¹ <= 0.1 ‖g‖_M⁻¹ (LIBLINEAR)
-  s.zeros(g.n_rows, g.n_cols);
-  r = -g;
-  arma::mat z = r / M;
-  double rTz = arma::accu(z % r);
-  const double cgtol = eps_cg * std::sqrt(rTz);
-  arma::mat d = z, Hd;
-  reach_boundary = false;
-  std::size_t iter = 0;
-  const std::size_t max_cg = std::max<std::size_t>(50, 2 * g.n_elem);
-  while (std::sqrt(rTz) > cgtol && iter < max_cg) {
-    ++iter;
-    f.HessianVector(d, Hd);
-    const double dHd = arma::accu(d % Hd);
-    double alpha = dHd > 0 ? rTz / dHd : 0;
-    if (dHd > 0) s += alpha * d;
-    if (!(dHd > 0) || m_norm_sq(s, M) > delta * delta) {
-      // To the boundary along d: ‖s + α d‖_M = delta, α >= 0.
-      if (dHd > 0) s -= alpha * d;
-      reach_boundary = true;
-      const double std_ = arma::accu(M % s % d), sts = m_norm_sq(s, M), dtd = m_norm_sq(d, M);
-      const double dsq = delta * delta;
-      const double rad = std::sqrt(std::max(0.0, std_ * std_ + dtd * (dsq - sts)));
-      alpha = std_ >= 0 ? (dsq - sts) / (std_ + rad) : (rad - std_) / dtd;
-      if (!std::isfinite(alpha) || alpha < 0) alpha = 0;
-      s += alpha * d;
-      r -= alpha * Hd;
-      break;
-    }
-    r -= alpha * Hd;
-    z = r / M;
-    const double rTz_new = arma::accu(z % r);
-    const double beta = rTz_new / rTz;
-    d = z + beta * d;
-    rTz = rTz_new;
-  }
-  return iter;
-}
-
-arma::mat preconditioner(const LogisticObjective& f) {
-  const double a = 0.01;
-  return (1 - a) + a * f.HessianDiagonal();
+// The solver's report, with the probability bound left for the caller to fill.
+LogRegFitInfo fit_info_of(const tron::Result& r) {
+  LogRegFitInfo fi;
+  fi.iterations = r.iterations;
+  fi.cg_iterations = r.cg_iterations;
+  fi.objective = r.objective;
+  fi.gradient_norm = r.gradient_norm;
+  fi.initial_gradient_norm = r.initial_gradient_norm;
+  fi.gradient_tol = r.gradient_tol;
+  fi.converged = r.converged;
+  fi.stop = r.stop;
+  return fi;
 }
 
 }  // namespace
-
-LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double gradient_tol,
-                                  std::size_t max_iter, bool floor_converges) {
-  const double eta0 = 1e-4, eta1 = 0.25, eta2 = 0.75;
-  const double sigma1 = 0.25, sigma2 = 0.5, sigma3 = 4;
-  LogRegFitInfo info;
-  arma::mat g, s, r;
-  // ‖∇f(0)‖, reported for scale (it was LIBLINEAR's reference); a warm start pays one
-  // gradient pass for it.
-  double gnorm0 = 0;
-  if (arma::any(arma::vectorise(theta) != 0)) {
-    const arma::mat zero(arma::size(theta), arma::fill::zeros);
-    f.EvaluateWithGradient(zero, g);
-    gnorm0 = arma::norm(arma::vectorise(g));
-  }
-  double fval = f.EvaluateWithGradient(theta, g);  // the curvature point is now θ
-  double gnorm = arma::norm(arma::vectorise(g));
-  if (gnorm0 == 0) gnorm0 = gnorm;
-  info.initial_gradient_norm = gnorm0;
-  arma::mat M = preconditioner(f);
-  double delta = std::sqrt(m_norm_sq(g, M));
-  bool first = true;
-  info.stop = "max_iter";
-  if (!(gnorm > gradient_tol) || gnorm == 0) {
-    info.converged = true;
-    info.stop = "gradient";
-  }
-  // Rejected steps do not count as iterations; bound them too.
-  std::size_t attempts = 0;
-  while (!info.converged && info.iterations < max_iter && attempts++ < 20 * max_iter + 100) {
-    bool reach_boundary = false;
-    info.cg_iterations += trpcg(f, delta, g, M, s, r, reach_boundary);
-    const arma::mat theta_new = theta + s;
-    const double gs = arma::accu(g % s);
-    const double prered = -0.5 * (gs - arma::accu(s % r));
-    double fnew = f.Evaluate(theta_new);
-    if (!std::isfinite(fnew)) fnew = arma::datum::inf;  // cannot happen with the stable loss; reject
-    const double actred = fval - fnew;
-    const double snorm = std::sqrt(m_norm_sq(s, M));
-    if (first) delta = std::min(delta, snorm);
-    first = false;
-    const double curv = fnew - fval - gs;
-    const double alpha = curv <= 0 ? sigma3 : std::max(sigma1, -0.5 * (gs / curv));
-    if (actred < eta0 * prered)
-      delta = std::min(alpha * snorm, sigma2 * delta);
-    else if (actred < eta1 * prered)
-      delta = std::max(sigma1 * delta, std::min(alpha * snorm, sigma2 * delta));
-    else if (actred < eta2 * prered)
-      delta = std::max(sigma1 * delta, std::min(alpha * snorm, sigma3 * delta));
-    else if (reach_boundary)
-      delta = sigma3 * delta;
-    else
-      delta = std::max(delta, std::min(alpha * snorm, sigma3 * delta));
-
-    const bool f_resolves = !(std::abs(actred) <= 1e-12 * std::abs(fval) && std::abs(prered) <= 1e-12 * std::abs(fval));
-    if (f_resolves && actred > eta0 * prered) {
-      ++info.iterations;
-      theta = theta_new;
-      fval = f.EvaluateWithGradient(theta, g);
-      gnorm = arma::norm(arma::vectorise(g));
-      M = preconditioner(f);
-    } else if (!f_resolves && prered > 0) {
-      // Differences of f are at rounding level, but the gradient is not yet small
-      // enough: so close to the optimum the quadratic model is exact for all
-      // practical purposes, and the gradient decides (LIBLINEAR stops here).
-      arma::mat g_new;
-      const double f_new = f.EvaluateWithGradient(theta_new, g_new);
-      const double gnorm_new = arma::norm(arma::vectorise(g_new));
-      if (gnorm_new < gnorm) {
-        ++info.iterations;
-        theta = theta_new;
-        fval = f_new;
-        g = g_new;
-        gnorm = gnorm_new;
-        M = preconditioner(f);
-      } else {
-        f.EvaluateWithGradient(theta, g);  // back to the curvature at theta
-        info.stop = "no decrease representable";
-        break;
-      }
-    }
-    if (gnorm <= gradient_tol) {
-      info.converged = true;
-      info.stop = "gradient";
-      break;
-    }
-    if (std::abs(actred) <= 0 && prered <= 0) {
-      info.stop = "no decrease predicted";
-      break;
-    }
-    if (!(delta > 0)) {
-      info.stop = "trust region vanished";
-      break;
-    }
-  }
-  // Every stop but max_iter is at the precision limit.
-  if (floor_converges && info.stop != "max_iter") info.converged = true;
-  info.objective = fval;
-  info.gradient_norm = gnorm;
-  info.gradient_tol = gradient_tol;
-  return info;
-}
 
 // ---------------------------------------------------------------------------------
 // The estimator.
@@ -442,7 +296,7 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
     const double gradient_tol = bounded ? L * p.lambda * p.tol / R : 0.0;
     // Kernel models are outside the guarantee (ill-conditioned in q, or indefinite):
     // stopping at the precision limit is as far as this solver goes, not a failure.
-    LogRegFitInfo fi = trust_region_newton(f, theta, gradient_tol, p.max_iter, !bounded || p.kernelized);
+    LogRegFitInfo fi = fit_info_of(tron::minimize(f, theta, gradient_tol, p.max_iter, !bounded || p.kernelized));
     fi.proba_bound = bounded ? R * fi.gradient_norm / (L * p.lambda) : arma::datum::nan;
     fit_info_.push_back(fi);
   };

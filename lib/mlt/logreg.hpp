@@ -1,6 +1,7 @@
 // Logistic regression, linear and kernelized: L2-penalized binary logistic loss,
 // multinomial (softmax) cross-entropy, or one-vs-rest, fitted by trust-region
-// Newton-CG (LIBLINEAR's TRON). See logreg.cpp for the objective and references.
+// Newton-CG (LIBLINEAR's TRON, logreg/tron.hpp). See logreg.cpp for the objective and
+// references.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
+#include "mlt/logreg/tron.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/estimator.hpp"
@@ -63,7 +65,7 @@ struct LogRegParams {
   //    test with R = sqrt(max c / min c) (the intercept left aside; with it, iris rbf at
   //    λ = 0.1 measures 0.7 of the bound). The solver's precision limit can come first:
   //    f no longer resolves the predicted decrease and a step fails to lower ‖∇f‖
-  //    (trust_region_newton's "no decrease representable"; iris rbf at the default:
+  //    (tron::minimize's "no decrease representable"; iris rbf at the default:
   //    bounds 3.4e-7 binary, 3.4e-8 multinomial, probabilities in fact 1.6e-8 and 2.8e-9
   //    from the optimum). The fit then stops there, counts as converged, and `mlt info`
   //    shows the bound it reached (proba_bound).
@@ -93,7 +95,7 @@ struct LogRegFitInfo {
   std::string stop;             // why it stopped ("gradient", "max_iter", ...)
 };
 
-// The penalized objective as an ensmallen-style function of the parameters θ:
+// The penalized objective as a function of the parameters θ, for the TRON solver:
 //
 //   f(θ) = Σ_i c_i ℓ(s_i, y_i) + (λ/2) Σ_k w_kᵀ P w_k,   s_i = z_iᵀ W + bᵀ  (1 x m)
 //
@@ -104,7 +106,7 @@ struct LogRegFitInfo {
 // Multinomial: m = K, ℓ(s, y) = log Σ_k e^{s_k} - s_y, by log-sum-exp.
 // The Hessian-vector product is taken at the point of the last EvaluateWithGradient
 // (it keeps the probabilities there), as LIBLINEAR's grad()/Hv().
-class LogisticObjective {
+class LogisticObjective : public tron::Objective {
  public:
   LogisticObjective(const arma::mat& Z, const Labels& y, std::size_t n_classes, const arma::vec& weights,
                     double lambda, bool fit_intercept, const arma::mat* penalty = nullptr);
@@ -112,13 +114,13 @@ class LogisticObjective {
   arma::uword n_rows() const { return d_ + (intercept_ ? 1 : 0); }  // rows of θ
   arma::uword n_outputs() const { return m_; }                      // columns of θ
 
-  double Evaluate(const arma::mat& theta) const;
+  double Evaluate(const arma::mat& theta) const override;
   void Gradient(const arma::mat& theta, arma::mat& gradient);
-  double EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient);
+  double EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient) override;
   // H v at the last EvaluateWithGradient point; v and hv have θ's shape.
-  void HessianVector(const arma::mat& v, arma::mat& hv) const;
+  void HessianVector(const arma::mat& v, arma::mat& hv) const override;
   // diag(H) at the same point, θ's shape (for the CG preconditioner).
-  arma::mat HessianDiagonal() const;
+  arma::mat HessianDiagonal() const override;
 
   // Scores S = Z W + 1 bᵀ: n x m.
   arma::mat Scores(const arma::mat& theta) const;
@@ -140,15 +142,6 @@ class LogisticObjective {
   // point and then, if it accepts it, the gradient there; this saves that pass.
   mutable arma::mat cached_theta_, cached_scores_;
 };
-
-// Trust-region Newton with (preconditioned) conjugate gradients, minimizing `f` from
-// θ (in: start, out: solution). Stops when ‖∇f‖₂ <= gradient_tol (an absolute test,
-// so a warm start meets the same one as a cold fit; converged), after max_iter
-// accepted steps, or when no further decrease is representable (f no longer resolves
-// the predicted decrease and a step fails to lower ‖∇f‖: the precision limit, which
-// counts as converged only if floor_converges).
-LogRegFitInfo trust_region_newton(LogisticObjective& f, arma::mat& theta, double gradient_tol,
-                                  std::size_t max_iter, bool floor_converges = false);
 
 class LogReg {
  public:

@@ -34,6 +34,14 @@ double adjusted_rand_index(const Labels& a, const Labels& b);
 // Normalized mutual information, arithmetic normalization (sklearn's default).
 double normalized_mutual_info(const Labels& a, const Labels& b);
 
+// Mean silhouette coefficient (Rousseeuw 1987; scikit-learn's silhouette_score) of the
+// labelling of X's rows (n x p), Euclidean distances; s(i) = 0 for a point alone in its
+// cluster. With more than `max_exact` rows it is computed on `max_exact` rows drawn
+// without replacement by Random(seed) (kDefaultSeed when not given). Throws DataError
+// unless 2 <= number of labels <= n - 1 (on the sample). Cost: n²·p (metrics_silhouette.cpp).
+double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exact = 10000);
+double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exact, std::uint64_t seed);
+
 // Whether larger values of the named metric are better ("r2", "accuracy", ...)
 // or smaller ("mse", "log_loss", "inertia", ...). Throws UsageError for an unknown name.
 bool higher_is_better(const std::string& metric);

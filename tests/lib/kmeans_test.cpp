@@ -1,5 +1,5 @@
-// k-means: exact assignments, monotone energy, empty clusters, determinism, and the
-// values of scikit-learn 1.2.1 (tests/fixtures/kmeans/, made by
+// k-means: monotone energy, empty clusters, determinism, and the values of
+// scikit-learn 1.2.1 (tests/fixtures/kmeans/, made by
 // scripts/fixtures/kmeans.py).
 #include <doctest/doctest.h>
 
@@ -13,6 +13,8 @@
 #include "mlt/core/parallel.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/kmeans.hpp"
+#include "mlt/kmeans/assign.hpp"
+#include "mlt/kmeans/seeding.hpp"
 #include "mlt/labels.hpp"
 #include "mlt/metrics.hpp"
 
@@ -33,37 +35,6 @@ mlt::io::Table read(const std::string& name, mlt::Names text = {}) {
   return mlt::io::read_csv(std::string(MLT_SOURCE_DIR) + "/" + name, {}, sel);
 }
 
-// The plain assignment loop, the definition the fast one must reproduce bit for bit:
-// for each row the first centroid of the smallest kmeans::squared_distance (the
-// library's documented distance formula; checked against arithmetic below).
-void plain_assign(const arma::mat& X, const arma::mat& C, Labels& y, arma::vec& d2) {
-  const arma::mat Xt = X.t(), Ct = C.t();  // points as contiguous columns
-  y.set_size(X.n_rows);
-  d2.set_size(X.n_rows);
-  for (arma::uword i = 0; i < X.n_rows; ++i) {
-    double best = arma::datum::inf;
-    arma::uword bl = 0;
-    for (arma::uword l = 0; l < C.n_rows; ++l) {
-      const double s = mlt::kmeans::squared_distance(Xt.colptr(i), Ct.colptr(l), X.n_cols);
-      if (s < best) {
-        best = s;
-        bl = l;
-      }
-    }
-    y[i] = bl;
-    d2[i] = best;
-  }
-}
-
-void check_same_as_plain(const arma::mat& X, const arma::mat& C) {
-  Labels fast, plain;
-  arma::vec df, dp;
-  mlt::kmeans::assign(X, C, fast, df);
-  plain_assign(X, C, plain, dp);
-  CHECK(arma::all(fast == plain));
-  CHECK(arma::all(df == dp));  // bit-identical, not merely close
-}
-
 // Gaussian blobs (deterministic).
 arma::mat blobs(arma::uword n, arma::uword p, arma::uword centres, double spread, unsigned seed) {
   arma::arma_rng::set_seed(seed);
@@ -74,74 +45,6 @@ arma::mat blobs(arma::uword n, arma::uword p, arma::uword centres, double spread
 }
 
 }  // namespace
-
-TEST_CASE("kmeans: the reference squared distance") {
-  // Exactly representable sums: the formula is the plain Σ (a - b)².
-  const double a[11] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, b[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  CHECK(mlt::kmeans::squared_distance(a, b, 11) == 506.0);
-  CHECK(mlt::kmeans::squared_distance(a, b, 1) == 1.0);
-  CHECK(mlt::kmeans::squared_distance(a, a, 11) == 0.0);
-  arma::arma_rng::set_seed(3);
-  const arma::vec x = arma::randn(37), z = arma::randn(37);
-  CHECK(mlt::kmeans::squared_distance(x.memptr(), z.memptr(), 37) ==
-        doctest::Approx(arma::accu(arma::square(x - z))).epsilon(1e-14));
-}
-
-TEST_CASE("kmeans: the fast assignment equals the plain loop, ties to the lower index") {
-  arma::arma_rng::set_seed(7);
-  SUBCASE("random data and centroids") {
-    check_same_as_plain(arma::randn(500, 6), arma::randn(9, 6));
-  }
-  SUBCASE("exact ties: duplicated centroids and midpoints on an integer grid") {
-    arma::mat X(121, 2);
-    for (int a = 0; a < 11; ++a)
-      for (int b = 0; b < 11; ++b) X.row(a * 11 + b) = arma::rowvec{double(a), double(b)};
-    const arma::mat C = {{2, 2}, {4, 2}, {2, 2}, {2, 4}, {4, 4}, {8, 8}, {8, 8}};
-    check_same_as_plain(X, C);
-    Labels y;
-    arma::vec d2;
-    mlt::kmeans::assign(X, C, y, d2);
-    CHECK(y[3 * 11 + 2] == 0);  // (3, 2): equidistant from centroids 0, 1 and 2
-    CHECK(y[8 * 11 + 8] == 5);  // on the duplicated centroid (8, 8): the first copy
-  }
-  SUBCASE("a large offset: the BLAS screen cannot decide, the exact check must") {
-    const arma::mat X = 1e8 + arma::randn(300, 3);
-    const arma::mat C = 1e8 + arma::randn(5, 3) * 0.5;
-    check_same_as_plain(X, C);
-  }
-  SUBCASE("one centroid, one feature") {
-    check_same_as_plain(arma::randn(50, 1), arma::randn(1, 1));
-  }
-  // The screen has two implementations, chosen by the size of the centroids: a fused
-  // register-tiled one (AVX-512 builds, k·p up to about 3000) and one GEMM. Shapes on
-  // both sides, with k not a multiple of 8 and several register tiles.
-  SUBCASE("k = 50, p = 20 (fused: 7 groups of 8, the last padded)") {
-    check_same_as_plain(arma::randn(777, 20), arma::randn(50, 20));
-  }
-  SUBCASE("k = 131, p = 3 (fused: 17 groups over 3 tiles)") {
-    check_same_as_plain(arma::randn(501, 3), arma::randn(131, 3));
-  }
-  SUBCASE("k = 100, p = 40 (the GEMM screen)") {
-    check_same_as_plain(arma::randn(333, 40), arma::randn(100, 40));
-  }
-}
-
-TEST_CASE("kmeans: squared_distance is its documented formula, bit for bit") {
-  // The header's definition, written out: lane j mod 8 accumulates fma(t, t, ·), then
-  // ((s0+s4)+(s2+s6))+((s1+s5)+(s3+s7)). The library may vectorize it; the bits must
-  // not change, since plain and fast assignments both rest on it.
-  arma::arma_rng::set_seed(5);
-  for (std::size_t p = 1; p <= 41; ++p) {
-    const arma::vec a = arma::randn(p) * 1e3, b = arma::randn(p);
-    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (std::size_t j = 0; j < p; ++j) {
-      const double t = a[j] - b[j];
-      s[j % 8] = std::fma(t, t, s[j % 8]);
-    }
-    const double expected = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
-    CHECK(mlt::kmeans::squared_distance(a.memptr(), b.memptr(), p) == expected);
-  }
-}
 
 TEST_CASE("kmeans: the energy never increases") {
   const arma::mat X = blobs(3000, 4, 12, 3.0, 11);  // overlapping: many iterations
@@ -275,7 +178,7 @@ TEST_CASE("kmeans: iris, k = 3, 10 restarts, as scikit-learn") {
         doctest::Approx(ref["ari_species"].get<double>()).epsilon(1e-12));
   CHECK(mlt::metrics::normalized_mutual_info(species, km.labels()) ==
         doctest::Approx(ref["nmi_species"].get<double>()).epsilon(1e-12));
-  CHECK(mlt::kmeans::silhouette(t.X, km.labels()) == doctest::Approx(ref["silhouette"].get<double>()).epsilon(1e-10));
+  CHECK(mlt::metrics::silhouette(t.X, km.labels()) == doctest::Approx(ref["silhouette"].get<double>()).epsilon(1e-10));
 }
 
 TEST_CASE("kmeans: the default stops at Lloyd's fixed point, scikit-learn's from the same centres") {
@@ -354,25 +257,6 @@ TEST_CASE("kmeans: ARI and NMI against scikit-learn on label pairs") {
   }
 }
 
-TEST_CASE("kmeans: silhouette against scikit-learn, and its seeded sample") {
-  const auto t = read("tests/fixtures/kmeans/silhouette_points.csv");
-  const auto ref = reference();
-  for (const auto& s : ref["silhouette"]) {
-    const Labels y = arma::conv_to<Labels>::from(s["labels"].get<std::vector<arma::uword>>());
-    CHECK(mlt::kmeans::silhouette(t.X, y) == doctest::Approx(s["value"].get<double>()).epsilon(1e-10));
-  }
-  const Labels y = arma::conv_to<Labels>::from(ref["silhouette"][0]["labels"].get<std::vector<arma::uword>>());
-  const double exact = mlt::kmeans::silhouette(t.X, y);
-  const double a = mlt::kmeans::silhouette(t.X, y, 60, 5), b = mlt::kmeans::silhouette(t.X, y, 60, 5);
-  const double c = mlt::kmeans::silhouette(t.X, y, 60, 6);
-  CHECK(a == b);          // seeded
-  CHECK(a != exact);      // a sample was taken
-  CHECK(a != c);          // and depends on the seed
-  CHECK(std::abs(a - exact) < 0.1);
-  CHECK(mlt::kmeans::silhouette(t.X, y, 90, 5) == exact);  // 90 rows: exact
-  CHECK_THROWS_AS(mlt::kmeans::silhouette(t.X, Labels(t.X.n_rows, arma::fill::zeros)), mlt::DataError);
-}
-
 TEST_CASE("kmeans: save and load give the same predictions") {
   const arma::mat X = blobs(600, 3, 5, 1.0, 5);
   for (bool standardize : {false, true}) {
@@ -392,27 +276,4 @@ TEST_CASE("kmeans: save and load give the same predictions") {
     CHECK(arma::approx_equal(back.centroids_original(), km.centroids_original(), "reldiff", 1e-14));
     CHECK_THROWS_AS(back.predict(arma::mat(3, 2, arma::fill::zeros)), mlt::DataError);
   }
-}
-
-TEST_CASE("kmeans: kmeanspp_rows gives distinct seeds spread over separated clusters") {
-  arma::mat X(300, 2);
-  mlt::Random noise(3);
-  for (arma::uword i = 0; i < 300; ++i) {
-    const double cx = 100.0 * static_cast<double>(i % 3);
-    X(i, 0) = cx + noise.uniform();
-    X(i, 1) = noise.uniform();
-  }
-  mlt::Random rng(11);
-  const arma::uvec s = mlt::kmeans::kmeanspp_rows(X, 3, 1, rng);
-  CHECK(arma::uvec(arma::unique(s)).n_elem == 3);
-  // One seed per cluster (cluster = i mod 3).
-  CHECK(arma::uvec(arma::unique(arma::uvec(s - 3 * (s / 3)))).n_elem == 3);
-  // Greedy (several candidates per seed): the same.
-  mlt::Random rng3(11);
-  const arma::uvec g = mlt::kmeans::kmeanspp_rows(X, 3, 4, rng3);
-  CHECK(arma::uvec(arma::unique(arma::uvec(g - 3 * (g / 3)))).n_elem == 3);
-  // All identical rows: still k distinct indices.
-  mlt::Random rng2(1);
-  const arma::uvec d = mlt::kmeans::kmeanspp_rows(arma::ones(10, 2), 10, 1, rng2);
-  CHECK(arma::uvec(arma::unique(d)).n_elem == 10);
 }

@@ -1,0 +1,52 @@
+// k-means seedings: k starting centres among the rows of X (n x p).
+//
+//   k-means++ (Arthur & Vassilvitskii, "k-means++: the advantages of careful seeding",
+//     SODA 2007): the first centre uniform, each next one drawn with probability
+//     ∝ D(x)², the squared distance to the nearest centre already chosen. As
+//     scikit-learn (greedy k-means++) we draw `local_trials` candidates that way and
+//     keep the one that lowers Σ D² most; local_trials = 1 is the plain algorithm.
+//     Cost: k·trials passes over the data, n·p each (a screen as in kmeans/assign.hpp).
+//   farthest-first (Gonzalez, "Clustering to minimize the maximum intercluster
+//     distance", Theor. Comput. Sci. 38, 1985): the first centre at random, then each
+//     time the point farthest from all chosen. Cost: k passes, n·p each.
+//   random: k distinct rows, uniformly. Cost: O(k·p) per row drawn.
+//
+// Given at least k distinct rows (KMeans::fit checks it first), every seeding returns k
+// distinct points, so that Lloyd's first pass leaves no cluster empty (each centre
+// keeps at least its own point).
+#pragma once
+
+#include <cstddef>
+
+#include "mlt/core/random.hpp"
+#include "mlt/core/types.hpp"
+#include "mlt/kmeans/assign.hpp"
+
+namespace mlt::kmeans {
+
+// k-means++ seeding on its own (as KMeans::fit seeds, also used for krr's Nyström
+// landmarks): row indices of k seeds of X (n x p, 1 <= k <= n), the first uniform,
+// each next drawn with probability ∝ D(x)², greedy with `local_trials` candidates
+// (1 or 0: plain k-means++). The seeds are distinct rows; when X has fewer than k
+// distinct rows the rest are drawn uniformly among the rows not chosen.
+arma::uvec kmeanspp_rows(const arma::mat& X, std::size_t k, std::size_t local_trials, Random& rng);
+// Number of distinct rows of X, counting at most up to `stop_at` (0: no limit).
+std::size_t count_distinct_rows(const arma::mat& X, std::size_t stop_at = 0);
+
+// ---------------------------------------------------------------- on prepared points
+// As KMeans::fit calls them: points P in kmeans/assign.hpp's layout, chunked by ch.
+
+// Row indices of k seeds. Rows at distance 0 of a chosen seed are never drawn, so the
+// seeds are distinct rows; once every row is at distance 0 (fewer distinct rows than
+// k: KMeans::fit refuses that case before, kmeanspp_rows allows it) the rest are
+// drawn uniformly among the rows not chosen yet.
+arma::uvec seed_kmeanspp(const Points& P, const Chunking& ch, arma::uword k, arma::uword trials, Random& rng);
+// Centres (p x k): farthest-first.
+arma::mat seed_farthest(const Points& P, const Chunking& ch, arma::uword k, Random& rng);
+// Centres (p x k): k rows with distinct values, uniformly (a lazy Fisher-Yates over row
+// indices). Throws if there are fewer than k distinct rows.
+arma::mat seed_random(const Points& P, arma::uword k, Random& rng);
+// Distinct columns of a p x n matrix, stopping once `stop_at` are found (0: never).
+std::size_t distinct_columns(const arma::mat& Xt, std::size_t stop_at);
+
+}  // namespace mlt::kmeans

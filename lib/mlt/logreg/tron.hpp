@@ -1,0 +1,70 @@
+// Trust-region Newton with preconditioned conjugate gradients (TRON), as LIBLINEAR's
+// newton.cpp (v2.30 and later: preconditioned CG, trust region in the M-norm):
+//
+//   minimize f(θ)   over a parameter matrix θ (any shape; the solver only adds, scales
+//                   and takes inner products, so θ may be p x m for m outputs),
+//
+// f smooth and (for the guarantees) convex. Each outer iteration solves the model
+//   min_s gᵀs + ½ sᵀHs  subject to ‖s‖_M <= Δ,   g = ∇f(θ), H = ∇²f(θ),
+// approximately by Steihaug's truncated CG, preconditioned by M = (1 - α) I + α diag(H),
+// α = 0.01; the step is taken if f decreases enough against the model's prediction,
+// and Δ grows or shrinks with how well the model predicted.
+//
+// References: C.-J. Lin, R. C. Weng, S. S. Keerthi, "Trust region Newton method for
+// large-scale logistic regression", JMLR 9 (2008); C.-Y. Hsia, W.-L. Chiang, C.-J. Lin,
+// "Preconditioned conjugate gradient methods in truncated Newton frameworks for
+// large-scale linear classification", ACML 2018; T. Steihaug, "The conjugate gradient
+// method and trust regions in large scale optimization", SIAM J. Numer. Anal. 20 (1983).
+//
+// Cost per outer iteration: one f at the trial point, one ∇f and one diag(H) if the step
+// is taken, and one Hessian-vector product per CG iteration (at most max(50, 2·dim θ)).
+// The objective supplies those; the solver never forms H.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "mlt/core/types.hpp"
+
+namespace mlt::tron {
+
+// The function to minimize. The Hessian is taken at the point of the last
+// EvaluateWithGradient, the "curvature point" (as LIBLINEAR's grad() and Hv()): the
+// solver evaluates f alone at trial points it may reject, and those must not move it.
+class Objective {
+ public:
+  virtual ~Objective() = default;
+
+  // f(θ); does not move the curvature point.
+  virtual double Evaluate(const arma::mat& theta) const = 0;
+  // f(θ) and ∇f(θ) (θ's shape); θ becomes the curvature point.
+  virtual double EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient) = 0;
+  // H v at the curvature point; v and hv have θ's shape.
+  virtual void HessianVector(const arma::mat& v, arma::mat& hv) const = 0;
+  // diag(H) at the curvature point, θ's shape (for the CG preconditioner).
+  virtual arma::mat HessianDiagonal() const = 0;
+};
+
+// How a minimization went.
+struct Result {
+  std::size_t iterations = 0;        // accepted Newton steps
+  std::size_t cg_iterations = 0;     // Hessian-vector products, over all steps
+  double objective = 0;              // f at the returned θ
+  double gradient_norm = 0;          // ‖∇f(θ)‖₂ at the returned θ
+  double initial_gradient_norm = 0;  // ‖∇f(0)‖₂, for scale
+  double gradient_tol = 0;           // the threshold the gradient was held to
+  bool converged = false;
+  // Why it stopped: "gradient", "max_iter", or a precision limit ("no decrease
+  // representable", "no decrease predicted", "trust region vanished").
+  std::string stop;
+};
+
+// Minimizes f from θ (in: start, out: solution). Stops when ‖∇f‖₂ <= gradient_tol (an
+// absolute test, so a warm start meets the same one as a cold start; converged), after
+// max_iter accepted steps, or when no further decrease is representable (f no longer
+// resolves the predicted decrease and a step fails to lower ‖∇f‖: the precision limit,
+// which counts as converged only if floor_converges).
+Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t max_iter,
+                bool floor_converges = false);
+
+}  // namespace mlt::tron
