@@ -59,13 +59,13 @@ std::optional<FastPath> krr_lambda_path(const FastPathInput<Krr, arma::mat>& in)
     std::vector<double> out;
     for (std::size_t i = 0; i < P.size(); ++i) {
       if (P[i]) {
-        out.push_back(regression_metric(metric, Y_test, *P[i]));
+        out.push_back(metrics::regression_score(metric, Y_test, *P[i]));
       } else {
         Krr::Params q = params;
         q.lambda = lambdas[i];
         Krr e(q);
         e.fit(X_train, Y_train);
-        out.push_back(regression_metric(metric, Y_test, e.predict(X_test)));
+        out.push_back(metrics::regression_score(metric, Y_test, e.predict(X_test)));
       }
     }
     return out;

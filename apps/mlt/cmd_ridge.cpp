@@ -78,7 +78,7 @@ std::optional<FastPath> ridge_lambda_path(const FastPathInput<Ridge, arma::mat>&
     const arma::uvec train = split.train();
     const std::vector<arma::mat> P = ridge_path_predict(params, lambdas, X.rows(train), Y.rows(train), X.rows(split.test));
     std::vector<double> out;
-    for (const arma::mat& p : P) out.push_back(regression_metric(metric, Y_test, p));
+    for (const arma::mat& p : P) out.push_back(metrics::regression_score(metric, Y_test, p));
     return out;
   };
   return fast;

@@ -113,16 +113,6 @@ void refuse_cv_overwrites(const CvOptions& opt);
 template <class Estimator, class Target>
 using MetricList = std::vector<std::pair<std::string, cv::ScoreFn<Estimator, Target>>>;
 
-// One regression metric by name, of predictions P against targets Y (both n x t):
-// the single implementation behind regression_metrics() and the fast paths.
-inline double regression_metric(const std::string& name, const arma::mat& Y, const arma::mat& P) {
-  if (name == "mse") return metrics::mse(Y, P);
-  if (name == "rmse") return metrics::rmse(Y, P);
-  if (name == "mae") return metrics::mae(Y, P);
-  if (name == "r2") return metrics::r2(Y, P);
-  throw std::logic_error("regression_metric: unknown metric " + name);
-}
-
 template <class Estimator>
 concept HasPredictValues = requires(const Estimator& e, const arma::mat& X) {
   { e.predict_values(X) } -> std::convertible_to<arma::mat>;
@@ -138,13 +128,14 @@ arma::mat regression_output(const Estimator& e, const arma::mat& X) {
     return arma::mat(e.predict(X));
 }
 
-// mse, rmse, mae, r2 of the predictions (regression_output) against the targets (n x t).
+// The registry's regression metrics (mse, rmse, mae, r2) of the predictions
+// (regression_output) against the targets (n x t).
 template <class Estimator>
 MetricList<Estimator, arma::mat> regression_metrics() {
   MetricList<Estimator, arma::mat> m;
-  for (const char* name : {"mse", "rmse", "mae", "r2"})
-    m.emplace_back(name, [n = std::string(name)](const Estimator& e, const arma::mat& X, const arma::mat& Y) {
-      return regression_metric(n, Y, regression_output(e, X));
+  for (const std::string& name : metrics::names(metrics::Task::regression))
+    m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const arma::mat& Y) {
+      return metrics::regression_score(name, Y, regression_output(e, X));
     });
   return m;
 }
@@ -154,34 +145,24 @@ concept HasPredictProba = requires(const Estimator& e, const arma::mat& X) {
   { e.predict_proba(X) } -> std::convertible_to<arma::mat>;
 };
 
-// One classification metric by name from predicted classes (and the probabilities,
-// for log_loss): the single implementation behind classification_metrics() and the
-// fast paths that predict several grid points at once. The per-class metrics only
-// count classes present in the fold, so the class count passed to them is any upper
-// bound.
-inline double class_metric(const std::string& name, const Labels& y, const Labels& p, const arma::mat* proba) {
-  const std::size_t bound = static_cast<std::size_t>(std::max(y.is_empty() ? arma::uword(0) : y.max(),
-                                                              p.is_empty() ? arma::uword(0) : p.max())) + 1;
-  if (name == "accuracy") return metrics::accuracy(y, p);
-  if (name == "balanced_accuracy") return metrics::balanced_accuracy(y, p, bound);
-  if (name == "f1_macro") return metrics::f1_macro(y, p, bound);
-  if (name == "log_loss" && proba) return metrics::log_loss(y, *proba);
-  throw std::logic_error("class_metric: " + name + " needs what was not given");
-}
-
-// accuracy, balanced_accuracy, f1_macro of predict(X) (class indices), and log_loss of
-// predict_proba(X) when the estimator has it.
+// The registry's classification metrics: accuracy, balanced_accuracy, f1_macro of
+// predict(X) (class indices), and log_loss of predict_proba(X) when the estimator has it.
 template <class Estimator>
 MetricList<Estimator, Labels> classification_metrics() {
   MetricList<Estimator, Labels> m;
-  for (const char* name : {"accuracy", "balanced_accuracy", "f1_macro"})
-    m.emplace_back(name, [n = std::string(name)](const Estimator& e, const arma::mat& X, const Labels& y) {
-      return class_metric(n, y, e.predict(X), nullptr);
-    });
-  if constexpr (HasPredictProba<Estimator>)
-    m.emplace_back("log_loss", [](const Estimator& e, const arma::mat& X, const Labels& y) {
-      return metrics::log_loss(y, e.predict_proba(X));
-    });
+  for (const std::string& name : metrics::names(metrics::Task::classification, HasPredictProba<Estimator>)) {
+    if (metrics::find(name).needs_probabilities) {
+      if constexpr (HasPredictProba<Estimator>)
+        m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
+          const arma::mat proba = e.predict_proba(X);
+          return metrics::classification_score(name, y, Labels(), &proba);
+        });
+    } else {
+      m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
+        return metrics::classification_score(name, y, e.predict(X), nullptr);
+      });
+    }
+  }
   return m;
 }
 
@@ -258,10 +239,10 @@ std::optional<FastPath> loo_lambda_path(const FastPathInput<Estimator, arma::mat
     std::vector<double> out;
     for (std::size_t p : points) {
       if (cache->pred[p]) {
-        out.push_back(regression_metric(metric, Y_test, cache->pred[p]->rows(rows)));
+        out.push_back(metrics::regression_score(metric, Y_test, cache->pred[p]->rows(rows)));
       } else {
         const Estimator e = cv::fit_on_rows<Estimator>(params_of(p), X, Y, split.train());
-        out.push_back(regression_metric(metric, Y_test, regression_output(e, X.rows(rows))));
+        out.push_back(metrics::regression_score(metric, Y_test, regression_output(e, X.rows(rows))));
       }
     }
     return out;
