@@ -138,9 +138,9 @@ std::optional<FastPath> knn_k_path(const FastPathInput<Knn, Target>& in) {
       if constexpr (std::is_same_v<Target, Labels>) {
         arma::mat proba;
         const Labels pred = fitted.vote(nb, k, metric == "log_loss" ? &proba : nullptr);
-        out.push_back(class_metric(metric, y_test, pred, &proba));
+        out.push_back(metrics::classification_score(metric, y_test, pred, &proba));
       } else {
-        out.push_back(regression_metric(metric, y_test, fitted.average(nb, k)));
+        out.push_back(metrics::regression_score(metric, y_test, fitted.average(nb, k)));
       }
     }
     return out;

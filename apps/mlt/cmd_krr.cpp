@@ -6,7 +6,6 @@
 #include "regression_verbs.hpp"
 #include "cv_command.hpp"
 #include "param_flags.hpp"
-#include "mlt/ridge_path.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/krr.hpp"
 
@@ -33,50 +32,14 @@ void run_fit(FitOptions opt) {
 }
 
 
-// cv fast path: exact kernel ridge for the whole lambda grid from one
-// eigendecomposition of each split's kernel matrix (mlt/ridge_path.hpp). Points
-// where K + lambda*I is not positive definite are fitted the plain way, as is
-// everything with --nystrom.
-std::optional<FastPath> krr_lambda_path(const FastPathInput<Krr, arma::mat>& in) {
-  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
-  if (!axis || in.grid.axes()[*axis].values.size() < 2 || in.base.nystrom > 0) return std::nullopt;
-  const std::size_t a = *axis;
-  FastPath fast;
-  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
-  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
-                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
-    Krr::Params params = base;
-    apply(params, grid.point(points.at(0)));
-    std::vector<double> lambdas;
-    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
-    const arma::uvec train = split.train();
-    const arma::mat X_train = X.rows(train), Y_train = Y.rows(train), X_test = X.rows(split.test);
-    const arma::mat Y_test = Y.rows(split.test);
-    const std::vector<std::optional<arma::mat>> P = krr_path_predict(params, lambdas, X_train, Y_train, X_test);
-    std::vector<double> out;
-    for (std::size_t i = 0; i < P.size(); ++i) {
-      if (P[i]) {
-        out.push_back(regression_metric(metric, Y_test, *P[i]));
-      } else {
-        Krr::Params q = params;
-        q.lambda = lambdas[i];
-        Krr e(q);
-        e.fit(X_train, Y_train);
-        out.push_back(regression_metric(metric, Y_test, e.predict(X_test)));
-      }
-    }
-    return out;
-  };
-  return fast;
-}
-
-// Leave-one-out: every lambda in closed form from one eigendecomposition of the whole
-// kernel matrix; not with --standardize (each LOO fit scales by its own n - 1 rows) or
-// --nystrom.
+// cv fast paths (mlt/cv/lambda_path.hpp), exact kernel ridge only (not --nystrom):
+// on leave-one-out folds every lambda in closed form from one eigendecomposition of
+// the whole kernel matrix (not with --standardize); otherwise the lambda grid from one
+// eigendecomposition per split. Points where K + lambda*I is not positive definite are
+// fitted the plain way.
 std::optional<FastPath> krr_fast_path(const FastPathInput<Krr, arma::mat>& in) {
-  if (!in.base.standardize && in.base.nystrom == 0)
-    if (std::optional<FastPath> loo = loo_lambda_path<Krr>(in, krr_loo_predict)) return loo;
-  return krr_lambda_path(in);
+  if (std::optional<FastPath> loo = loo_lambda_path<Krr>(in)) return loo;
+  return lambda_path<Krr>(in);
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ std::optional<FastPath> logreg_warm_path(const FastPathInput<LogReg, Labels>& in
       else e.fit(X_train, y_train);
       arma::mat proba;
       if (metric == "log_loss") proba = e.predict_proba(X_test);
-      out[j] = class_metric(metric, y_test, e.predict(X_test), &proba);
+      out[j] = metrics::classification_score(metric, y_test, e.predict(X_test), &proba);
       previous = std::move(e);
     }
     return out;

@@ -6,7 +6,6 @@
 #include "regression_verbs.hpp"
 #include "cv_command.hpp"
 #include "param_flags.hpp"
-#include "mlt/ridge_path.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/ridge.hpp"
 
@@ -55,38 +54,13 @@ void run_fit(FitOptions opt) {
 }
 
 
-// cv fast path: the whole lambda grid from one Gram eigendecomposition per split (mlt/ridge_path.hpp).
-// lambda = 0 stays on the plain path (least squares, with its rank warnings).
-std::optional<FastPath> ridge_lambda_path(const FastPathInput<Ridge, arma::mat>& in) {
-  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
-  if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
-  for (const cv::Value& v : in.grid.axes()[*axis].values)
-    if (!(v.number > 0)) return std::nullopt;
-  const std::size_t a = *axis;
-  FastPath fast;
-  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
-  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
-                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
-    Ridge::Params params = base;
-    apply(params, grid.point(points.at(0)));
-    std::vector<double> lambdas;
-    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
-    const arma::mat Y_test = Y.rows(split.test);
-    const arma::uvec train = split.train();
-    const std::vector<arma::mat> P = ridge_path_predict(params, lambdas, X.rows(train), Y.rows(train), X.rows(split.test));
-    std::vector<double> out;
-    for (const arma::mat& p : P) out.push_back(regression_metric(metric, Y_test, p));
-    return out;
-  };
-  return fast;
-}
-
-// Leave-one-out: every lambda in closed form from one Gram eigendecomposition of all the rows; not with
-// --standardize (each LOO fit scales by its own n - 1 rows), which takes the path above.
+// cv fast paths (mlt/cv/lambda_path.hpp): on leave-one-out folds every lambda in
+// closed form from one decomposition of all the rows (not with --standardize, which
+// takes the next one); otherwise the lambda grid from one Gram eigendecomposition per
+// split. lambda = 0 (least squares, with its rank warnings) is fitted the plain way.
 std::optional<FastPath> ridge_fast_path(const FastPathInput<Ridge, arma::mat>& in) {
-  if (!in.base.standardize)
-    if (std::optional<FastPath> loo = loo_lambda_path<Ridge>(in, ridge_loo_predict)) return loo;
-  return ridge_lambda_path(in);
+  if (std::optional<FastPath> loo = loo_lambda_path<Ridge>(in)) return loo;
+  return lambda_path<Ridge>(in);
 }
 
 }  // namespace

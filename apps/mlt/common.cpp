@@ -264,10 +264,10 @@ Labels class_truth(const io::Table& t, const DataSchema& schema) {
 }
 
 std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y, const arma::mat& prediction) {
-  return {{"mse", metrics::mse(y, prediction)},
-          {"rmse", metrics::rmse(y, prediction)},
-          {"mae", metrics::mae(y, prediction)},
-          {"r2", metrics::r2(y, prediction)}};
+  std::vector<std::pair<std::string, double>> s;
+  for (const std::string& name : metrics::names(metrics::Task::regression))
+    s.emplace_back(name, metrics::regression_score(name, y, prediction));
+  return s;
 }
 
 namespace {
@@ -275,11 +275,9 @@ namespace {
 std::vector<std::pair<std::string, double>> classification_scores(const Labels& y, const Labels& prediction,
                                                                   const arma::mat* probabilities,
                                                                   const Names& classes, nlohmann::json& extra) {
-  std::vector<std::pair<std::string, double>> s = {
-      {"accuracy", metrics::accuracy(y, prediction)},
-      {"balanced_accuracy", metrics::balanced_accuracy(y, prediction, classes.size())},
-      {"f1_macro", metrics::f1_macro(y, prediction, classes.size())}};
-  if (probabilities) s.emplace_back("log_loss", metrics::log_loss(y, *probabilities));
+  std::vector<std::pair<std::string, double>> s;
+  for (const std::string& name : metrics::names(metrics::Task::classification, probabilities != nullptr))
+    s.emplace_back(name, metrics::classification_score(name, y, prediction, probabilities));
   const arma::umat c = metrics::confusion_matrix(y, prediction, classes.size());
   std::vector<std::vector<arma::uword>> rows(c.n_rows);
   for (arma::uword i = 0; i < c.n_rows; ++i) rows[i] = arma::conv_to<std::vector<arma::uword>>::from(c.row(i));

@@ -16,7 +16,7 @@
 // An estimator that is a classifier or a regressor by a fit flag (knn's --regression)
 // adds the flag with task_flag() and gives both tasks' metrics() (cmd_knn.cpp).
 // Fast paths (fast_path()) share one fit or decomposition among several grid points:
-// see FastPathInput, and loo_lambda_path for the leave-one-out closed forms.
+// see FastPathInput, and lambda_path / loo_lambda_path for ridge's and krr's λ grids.
 // Everything else -- the flags below, reading the data, the folds, the search with
 // --jobs, the report, --refit and --oof -- is done here, identically for every
 // algorithm:
@@ -36,7 +36,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -49,6 +48,7 @@
 #include "mlt/cv/cross_validate.hpp"
 #include "mlt/cv/folds.hpp"
 #include "mlt/cv/grid.hpp"
+#include "mlt/cv/lambda_path.hpp"
 #include "mlt/cv/search.hpp"
 #include "mlt/metrics.hpp"
 
@@ -114,16 +114,6 @@ void refuse_cv_overwrites(const CvOptions& opt);
 template <class Estimator, class Target>
 using MetricList = std::vector<std::pair<std::string, cv::ScoreFn<Estimator, Target>>>;
 
-// One regression metric by name, of predictions P against targets Y (both n x t):
-// the single implementation behind regression_metrics() and the fast paths.
-inline double regression_metric(const std::string& name, const arma::mat& Y, const arma::mat& P) {
-  if (name == "mse") return metrics::mse(Y, P);
-  if (name == "rmse") return metrics::rmse(Y, P);
-  if (name == "mae") return metrics::mae(Y, P);
-  if (name == "r2") return metrics::r2(Y, P);
-  throw std::logic_error("regression_metric: unknown metric " + name);
-}
-
 template <class Estimator>
 concept HasPredictValues = requires(const Estimator& e, const arma::mat& X) {
   { e.predict_values(X) } -> std::convertible_to<arma::mat>;
@@ -139,13 +129,14 @@ arma::mat regression_output(const Estimator& e, const arma::mat& X) {
     return arma::mat(e.predict(X));
 }
 
-// mse, rmse, mae, r2 of the predictions (regression_output) against the targets (n x t).
+// The registry's regression metrics (mse, rmse, mae, r2) of the predictions
+// (regression_output) against the targets (n x t).
 template <class Estimator>
 MetricList<Estimator, arma::mat> regression_metrics() {
   MetricList<Estimator, arma::mat> m;
-  for (const char* name : {"mse", "rmse", "mae", "r2"})
-    m.emplace_back(name, [n = std::string(name)](const Estimator& e, const arma::mat& X, const arma::mat& Y) {
-      return regression_metric(n, Y, regression_output(e, X));
+  for (const std::string& name : metrics::names(metrics::Task::regression))
+    m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const arma::mat& Y) {
+      return metrics::regression_score(name, Y, regression_output(e, X));
     });
   return m;
 }
@@ -155,34 +146,24 @@ concept HasPredictProba = requires(const Estimator& e, const arma::mat& X) {
   { e.predict_proba(X) } -> std::convertible_to<arma::mat>;
 };
 
-// One classification metric by name from predicted classes (and the probabilities,
-// for log_loss): the single implementation behind classification_metrics() and the
-// fast paths that predict several grid points at once. The per-class metrics only
-// count classes present in the fold, so the class count passed to them is any upper
-// bound.
-inline double class_metric(const std::string& name, const Labels& y, const Labels& p, const arma::mat* proba) {
-  const std::size_t bound = static_cast<std::size_t>(std::max(y.is_empty() ? arma::uword(0) : y.max(),
-                                                              p.is_empty() ? arma::uword(0) : p.max())) + 1;
-  if (name == "accuracy") return metrics::accuracy(y, p);
-  if (name == "balanced_accuracy") return metrics::balanced_accuracy(y, p, bound);
-  if (name == "f1_macro") return metrics::f1_macro(y, p, bound);
-  if (name == "log_loss" && proba) return metrics::log_loss(y, *proba);
-  throw std::logic_error("class_metric: " + name + " needs what was not given");
-}
-
-// accuracy, balanced_accuracy, f1_macro of predict(X) (class indices), and log_loss of
-// predict_proba(X) when the estimator has it.
+// The registry's classification metrics: accuracy, balanced_accuracy, f1_macro of
+// predict(X) (class indices), and log_loss of predict_proba(X) when the estimator has it.
 template <class Estimator>
 MetricList<Estimator, Labels> classification_metrics() {
   MetricList<Estimator, Labels> m;
-  for (const char* name : {"accuracy", "balanced_accuracy", "f1_macro"})
-    m.emplace_back(name, [n = std::string(name)](const Estimator& e, const arma::mat& X, const Labels& y) {
-      return class_metric(n, y, e.predict(X), nullptr);
-    });
-  if constexpr (HasPredictProba<Estimator>)
-    m.emplace_back("log_loss", [](const Estimator& e, const arma::mat& X, const Labels& y) {
-      return metrics::log_loss(y, e.predict_proba(X));
-    });
+  for (const std::string& name : metrics::names(metrics::Task::classification, HasPredictProba<Estimator>)) {
+    if (metrics::find(name).needs_probabilities) {
+      if constexpr (HasPredictProba<Estimator>)
+        m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
+          const arma::mat proba = e.predict_proba(X);
+          return metrics::classification_score(name, y, Labels(), &proba);
+        });
+    } else {
+      m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
+        return metrics::classification_score(name, y, e.predict(X), nullptr);
+      });
+    }
+  }
   return m;
 }
 
@@ -212,60 +193,59 @@ std::optional<std::size_t> axis_index(const cv::Grid& grid, const std::string& n
 // points differing only along that axis.
 std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::size_t axis);
 
-// The leave-one-out closed form of a regression estimator with a `lambda` parameter
-// (ridge, exact krr): loo(params, lambdas, X, Y) gives, per λ, every row's prediction
-// by the fit on all the other rows, or nothing where the closed form does not hold
-// (mlt/ridge_path.hpp). Only on leave-one-out folds; nothing otherwise. The points
-// that differ only in λ share one decomposition of all the rows, made by the first
-// split that needs it (under --jobs the other threads wait for it) and kept for the
-// run; each split then reads its row. Points without a closed-form answer are fitted
-// the plain way on each split, so the results are the plain path's.
+// The λ-path fast paths of ridge and exact krr (mlt/cv/lambda_path.hpp), for an
+// Estimator whose Params has a `lambda` and the library's overloads for them: this is
+// the glue from the grid to the library's per-split scores. The points that differ
+// only in λ form one group (one task per split).
+//
+// lambda_path: every λ of the grid's lambda axis from one decomposition per split,
+// where cv::lambda_path_applies; nothing otherwise (the plain path).
 template <class Estimator>
-using LooFn = std::function<std::vector<std::optional<arma::mat>>(
-    const typename Estimator::Params& params, const std::vector<double>& lambdas, const arma::mat& X,
-    const arma::mat& Y)>;
-
-template <class Estimator>
-std::optional<FastPath> loo_lambda_path(const FastPathInput<Estimator, arma::mat>& in, LooFn<Estimator> loo) {
+std::optional<FastPath> lambda_path(const FastPathInput<Estimator, arma::mat>& in) {
   using Params = typename Estimator::Params;
-  if (!cv::is_leave_one_out(in.folds)) return std::nullopt;
+  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
+  if (!axis) return std::nullopt;
+  std::vector<double> values;
+  for (const cv::Value& v : in.grid.axes()[*axis].values) values.push_back(v.number);
+  if (!cv::lambda_path_applies(in.base, values)) return std::nullopt;
+  const std::size_t a = *axis;
+  FastPath fast;
+  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
+                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
+    Params params = base;
+    apply(params, grid.point(points.at(0)));  // what the group shares
+    std::vector<double> lambdas;
+    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
+    return cv::lambda_path_scores(params, lambdas, X, Y, split, metric);
+  };
+  return fast;
+}
+
+// loo_lambda_path: on leave-one-out folds where cv::loo_path_applies, every λ in closed
+// form from one decomposition of all the rows per group, shared by the n splits
+// (cv::LooLambdaPath); nothing otherwise. Without a lambda axis each point is its own
+// group (still one decomposition instead of n fits).
+template <class Estimator>
+std::optional<FastPath> loo_lambda_path(const FastPathInput<Estimator, arma::mat>& in) {
+  using Params = typename Estimator::Params;
+  if (!cv::is_leave_one_out(in.folds) || !cv::loo_path_applies(in.base)) return std::nullopt;
   const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
   FastPath fast;
   fast.group = [&grid = in.grid, axis](std::size_t point) {
     return axis ? point_without_axis(grid, point, *axis) : point;
   };
-  struct Cache {
-    explicit Cache(std::size_t points) : once(points), pred(points) {}
-    std::vector<std::once_flag> once;            // per group, by its key (a point index)
-    std::vector<std::optional<arma::mat>> pred;  // per point: n x t, row i from the fit without row i
-  };
-  auto cache = std::make_shared<Cache>(in.grid.size());
-  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
-                 group = fast.group, cache, loo = std::move(loo)](const cv::Split& split,
-                                                                  const std::vector<std::size_t>& points) {
+  auto path = std::make_shared<cv::LooLambdaPath>(in.X, in.y, in.metric, in.grid.size());
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, group = fast.group, path](
+                    const cv::Split& split, const std::vector<std::size_t>& points) {
     const auto params_of = [&](std::size_t p) {
       Params q = base;
       apply(q, grid.point(p));
       return q;
     };
-    std::call_once(cache->once.at(group(points.at(0))), [&] {
-      std::vector<double> lambdas;
-      for (std::size_t p : points) lambdas.push_back(params_of(p).lambda);
-      std::vector<std::optional<arma::mat>> P = loo(params_of(points[0]), lambdas, X, Y);
-      for (std::size_t j = 0; j < points.size(); ++j) cache->pred[points[j]] = std::move(P.at(j));
-    });
-    const arma::uvec& rows = split.test;  // one row
-    const arma::mat Y_test = Y.rows(rows);
-    std::vector<double> out;
-    for (std::size_t p : points) {
-      if (cache->pred[p]) {
-        out.push_back(regression_metric(metric, Y_test, cache->pred[p]->rows(rows)));
-      } else {
-        const Estimator e = cv::fit_on_rows<Estimator>(params_of(p), X, Y, split.train());
-        out.push_back(regression_metric(metric, Y_test, regression_output(e, X.rows(rows))));
-      }
-    }
-    return out;
+    std::vector<double> lambdas;
+    for (std::size_t p : points) lambdas.push_back(params_of(p).lambda);
+    return path->scores(group(points.at(0)), params_of(points[0]), lambdas, split);
   };
   return fast;
 }

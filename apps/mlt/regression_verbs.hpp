@@ -1,12 +1,14 @@
 // The predict and score verbs of a regression command, the same for every regressor E
 // (static load(ModelReader), predict(X) -> n x n_targets, kind): predictions are written
-// in columns named after the targets; scores are mse, rmse, mae and r2.
+// in columns named after the targets; scores are the registry's regression metrics
+// (mlt/metrics.hpp: mse, rmse, mae and r2).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "common.hpp"
+#include "mlt/metrics.hpp"
 
 namespace mlt::app {
 
@@ -36,7 +38,11 @@ void add_regression_verbs(CLI::App* command) {
   });
 
   auto sc_opt = std::make_shared<Options>();
-  auto* sc = command->add_subcommand("score", "mse, rmse, mae and r2 of MODEL on DATA (which has the target)");
+  const Names metric_names = metrics::names(metrics::Task::regression);
+  std::string listed;  // "mse, rmse, mae and r2"
+  for (std::size_t i = 0; i < metric_names.size(); ++i)
+    listed += (i == 0 ? "" : i + 1 == metric_names.size() ? " and " : ", ") + metric_names[i];
+  auto* sc = command->add_subcommand("score", listed + " of MODEL on DATA (which has the target)");
   sc->add_option("model", sc_opt->model, model_help)->required();
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");

@@ -153,15 +153,76 @@ double normalized_mutual_info(const Labels& a, const Labels& b) {
 }
 
 bool higher_is_better(const std::string& metric) {
-  static const std::map<std::string, bool> known = {
-      {"mse", false},      {"rmse", false},     {"mae", false},
-      {"r2", true},        {"accuracy", true},  {"balanced_accuracy", true},
-      {"f1_macro", true},  {"log_loss", false}, {"reconstruction_mse", false},
-      {"inertia", false},  {"ari", true},       {"nmi", true},
-      {"silhouette", true}};
-  auto it = known.find(metric);
-  if (it == known.end()) throw UsageError("unknown metric \"" + metric + "\"");
-  return it->second;
+  return find(metric).higher_is_better;
+}
+
+const std::vector<Metric>& registry() {
+  using T = Task;
+  // Captureless lambdas adapt the functions above to their task's signature.
+  static const std::vector<Metric> table = {
+      {"mse", T::regression, false, false, mse},
+      {"rmse", T::regression, false, false, rmse},
+      {"mae", T::regression, false, false, mae},
+      {"r2", T::regression, true, false, r2},
+      {"accuracy", T::classification, true, false, nullptr,
+       [](const Labels& y, const Labels& p, const arma::mat*, std::size_t) { return accuracy(y, p); }},
+      {"balanced_accuracy", T::classification, true, false, nullptr,
+       [](const Labels& y, const Labels& p, const arma::mat*, std::size_t k) { return balanced_accuracy(y, p, k); }},
+      {"f1_macro", T::classification, true, false, nullptr,
+       [](const Labels& y, const Labels& p, const arma::mat*, std::size_t k) { return f1_macro(y, p, k); }},
+      {"log_loss", T::classification, false, true, nullptr,
+       [](const Labels& y, const Labels&, const arma::mat* proba, std::size_t) { return log_loss(y, *proba); }},
+      {"reconstruction_mse", T::decomposition, false, false},
+      {"inertia", T::clustering, false, false},
+      {"silhouette", T::clustering, true, false},
+      {"ari", T::clustering, true, false, nullptr, nullptr, adjusted_rand_index},
+      {"nmi", T::clustering, true, false, nullptr, nullptr, normalized_mutual_info},
+  };
+  return table;
+}
+
+const Metric& find(const std::string& name) {
+  for (const Metric& m : registry())
+    if (m.name == name) return m;
+  throw UsageError("unknown metric \"" + name + "\"");
+}
+
+Names names(Task task, bool with_probabilities) {
+  Names out;
+  for (const Metric& m : registry())
+    if (m.task == task && (with_probabilities || !m.needs_probabilities)) out.emplace_back(m.name);
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void not_a(const std::string& name, const char* what) {
+  throw Error("internal: metric \"" + name + "\" is not " + what, kExitSoftware);
+}
+
+}  // namespace
+
+double regression_score(const std::string& name, const arma::mat& Y, const arma::mat& P) {
+  const Metric& m = find(name);
+  if (!m.regression) not_a(name, "a regression metric");
+  return m.regression(Y, P);
+}
+
+double classification_score(const std::string& name, const Labels& y, const Labels& prediction,
+                            const arma::mat* probabilities) {
+  const Metric& m = find(name);
+  if (!m.classification) not_a(name, "a classification metric");
+  if (m.needs_probabilities && !probabilities) not_a(name, "computable without `probabilities`");
+  // Classes above the largest index present have no samples, so they change nothing.
+  const arma::uword top = std::max(y.is_empty() ? arma::uword(0) : y.max(),
+                                   prediction.is_empty() ? arma::uword(0) : prediction.max());
+  return m.classification(y, prediction, probabilities, static_cast<std::size_t>(top) + 1);
+}
+
+double agreement_score(const std::string& name, const Labels& a, const Labels& b) {
+  const Metric& m = find(name);
+  if (!m.agreement) not_a(name, "an agreement of two labelings");
+  return m.agreement(a, b);
 }
 
 }  // namespace mlt::metrics

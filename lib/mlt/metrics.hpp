@@ -1,8 +1,12 @@
 // Scores of predictions against the truth, one implementation shared by `score`
 // verbs and cross-validation. Definitions follow scikit-learn's sklearn.metrics.
+// The registry at the end lists every metric a command reports or cross-validates
+// by: its name, task, direction and function.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlt/core/types.hpp"
@@ -45,5 +49,50 @@ double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exac
 // Whether larger values of the named metric are better ("r2", "accuracy", ...)
 // or smaller ("mse", "log_loss", "inertia", ...). Throws UsageError for an unknown name.
 bool higher_is_better(const std::string& metric);
+
+// The registry: one entry per metric, in the order commands report them (`score`
+// lines, --metric help). A metric's function takes what its task scores; metrics
+// computed from the fitted model itself (inertia and silhouette need the centroids or
+// the points, reconstruction_mse the components) have none, and their estimator
+// computes them.
+enum class Task { regression, classification, clustering, decomposition };
+
+// Predictions P against targets Y, both n x t.
+using RegressionFn = double (*)(const arma::mat& Y, const arma::mat& P);
+// Predicted classes against true ones; `probabilities` (n x classes) is read only by
+// the metrics that need it and may be null otherwise; a metric that needs only the
+// probabilities (log_loss) ignores `prediction`. n_classes: any bound above every
+// index in y and prediction (the per-class metrics count only the classes present).
+using ClassificationFn = double (*)(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
+                                    std::size_t n_classes);
+// Agreement of two labelings (ari, nmi: clusters against reference labels).
+using AgreementFn = double (*)(const Labels& a, const Labels& b);
+
+struct Metric {
+  std::string_view name;
+  Task task;
+  bool higher_is_better;
+  bool needs_probabilities;          // classification metrics of predicted probabilities
+  RegressionFn regression = nullptr;  // at most one of the three, the task's
+  ClassificationFn classification = nullptr;
+  AgreementFn agreement = nullptr;
+};
+
+// Every metric, in report order.
+const std::vector<Metric>& registry();
+// The entry called `name`; throws UsageError for an unknown name.
+const Metric& find(const std::string& name);
+// The names of a task's metrics in report order; `with_probabilities` false leaves out
+// those that need predicted probabilities (for a classifier without them).
+Names names(Task task, bool with_probabilities = true);
+
+// The named metric through the registry. Cost: one pass over the data (O(n t), or
+// O(n + classes²) for the per-class ones). Throws UsageError for an unknown name and
+// Error (internal) for a metric of another task, or for one that needs `probabilities`
+// when they are null. classification_score bounds the class count by the largest index.
+double regression_score(const std::string& name, const arma::mat& Y, const arma::mat& P);
+double classification_score(const std::string& name, const Labels& y, const Labels& prediction,
+                            const arma::mat* probabilities);
+double agreement_score(const std::string& name, const Labels& a, const Labels& b);
 
 }  // namespace mlt::metrics
