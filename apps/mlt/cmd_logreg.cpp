@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "classifier_verbs.hpp"
 #include "cv_command.hpp"
 #include "param_flags.hpp"
 #include "mlt/core/error.hpp"
@@ -21,14 +22,6 @@ struct FitOptions {
   std::string output;
   std::string target;
   LogReg::Params params;
-};
-
-struct ApplyOptions {
-  std::string model;
-  DataOptions data;
-  std::string output = "-";
-  bool proba = false;
-  bool json = false;
 };
 
 // A fixed-width table of the coefficients, for `mlt info` (stored as a string in the
@@ -85,34 +78,6 @@ void run_fit(FitOptions opt) {
        std::to_string(fitted["iterations"].get<std::size_t>()) + " Newton iterations, objective " +
        std::to_string(fitted["objective"].get<double>()) + ", training accuracy " +
        std::to_string(model.score(data.table.X, data.y)));
-}
-
-void run_predict(const ApplyOptions& opt) {
-  refuse_overwrite(opt.output, {opt.data.path, opt.model});
-  const LoadedModel loaded = read_model(opt.model, LogReg::kind);
-  const LogReg model = LogReg::load(loaded.reader);
-  const DataSchema& schema = loaded.schema;
-  if (schema.classes.size() != model.n_classes()) loaded.reader.fail("class names do not match n_classes");
-  const io::Table data = read_data_for(schema, opt.data);
-  const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
-  if (opt.proba) {
-    const arma::mat P = model.predict_proba(data.X);
-    write_csv(opt.output, {{schema.target}, {&labels}, schema.classes, &P});
-  } else {
-    write_csv(opt.output, {{schema.target}, {&labels}, {}, nullptr});
-  }
-}
-
-void run_score(const ApplyOptions& opt) {
-  const LoadedModel loaded = read_model(opt.model, LogReg::kind);
-  const LogReg model = LogReg::load(loaded.reader);
-  const DataSchema& schema = loaded.schema;
-  if (schema.classes.size() != model.n_classes()) loaded.reader.fail("class names do not match n_classes");
-  const io::Table data = read_data_for(schema, opt.data, {schema.target});
-  const Labels y = class_truth(data, schema);
-  const Labels pred = model.predict(data.X);
-  const arma::mat P = model.predict_proba(data.X);
-  print_classification_scores(y, pred, &P, schema.classes, opt.json);
 }
 
 // cv fast path: warm starts along the lambda grid. The points that differ only in
@@ -183,20 +148,7 @@ void setup_logreg(CLI::App& app) {
     run_fit(*fit_opt);
   });
 
-  auto pr_opt = std::make_shared<ApplyOptions>();
-  auto* pr = lr->add_subcommand("predict", "Predict the class of each row of DATA");
-  pr->add_option("model", pr_opt->model, "Model file from mlt logreg fit")->required();
-  add_data_options(pr, pr_opt->data);
-  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
-  pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after the class");
-  pr->callback([pr_opt] { run_predict(*pr_opt); });
-
-  auto sc_opt = std::make_shared<ApplyOptions>();
-  auto* sc = lr->add_subcommand("score", "Accuracy, balanced accuracy, macro F1, log loss and confusion matrix on DATA");
-  sc->add_option("model", sc_opt->model, "Model file from mlt logreg fit")->required();
-  add_data_options(sc, sc_opt->data);
-  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
-  sc->callback([sc_opt] { run_score(*sc_opt); });
+  add_classifier_verbs<LogReg>(lr);
 
   // cv: stratified folds by default; each fold's model (and its Standardizer) is
   // fitted on the training rows only. Grids over lambda and the kernel settings.

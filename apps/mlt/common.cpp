@@ -176,12 +176,7 @@ LoadedModel read_model(const std::string& path, const std::string& kind) {
   LoadedModel m{io::ModelReader::parse(bytes, path == "-" ? "<stdin>" : path), {}};
   if (!kind.empty()) m.reader.expect_kind(kind);
   const auto& r = m.reader;
-  m.schema.features = r.get<Names>("/data/features");
-  m.schema.header = r.get<bool>("/data/header");
-  m.schema.target = r.get<std::string>("/data/target");
-  m.schema.targets = r.get<Names>("/data/targets");
-  m.schema.classes = r.get<Names>("/data/classes");
-  if (m.schema.features.empty()) r.fail("no feature columns recorded");
+  m.schema = io::read_schema(r);
   return m;
 }
 
@@ -323,11 +318,7 @@ void print_classification_scores(const Labels& y, const Labels& prediction, cons
 void write_model(const std::string& path, io::ModelWriter& writer, const DataSchema& schema,
                  const io::Table& training) {
   auto& h = writer.header();
-  h["data"] = {{"features", schema.features},
-               {"header", schema.header},
-               {"target", schema.target},
-               {"targets", schema.targets},
-               {"classes", schema.classes}};
+  io::write_schema(writer, schema);
   h["provenance"] = {{"mlt_version", MLT_VERSION},
                      {"command", command_line},
                      {"data_file", training.source},

@@ -42,14 +42,8 @@ io::CsvOptions csv_options(const DataOptions& opt);
 // Training data: features are every column but `text_columns` and --ignore.
 io::Table read_training_data(const DataOptions& opt, const Names& text_columns = {});
 
-// What the model file says about the data it was trained on.
-struct DataSchema {
-  Names features;
-  bool header = true;
-  std::string target;   // "" for unsupervised models
-  Names targets;        // several for multi-target regression
-  Names classes;        // class labels of a classifier, in index order
-};
+// What the model file says about the data it was trained on (written and read by the library).
+using DataSchema = io::DataSchema;
 
 // A model file read and verified, with its schema.
 struct LoadedModel {

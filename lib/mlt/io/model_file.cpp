@@ -277,4 +277,42 @@ arma::vec ModelReader::vector(const std::string& name, arma::uword size) const {
   return arma::vec(matrix(name, size, 1));
 }
 
+void write_schema(ModelWriter& out, const DataSchema& schema) {
+  out.header()["data"] = {{"features", schema.features},
+                          {"header", schema.header},
+                          {"target", schema.target},
+                          {"targets", schema.targets},
+                          {"classes", schema.classes}};
+}
+
+DataSchema read_schema(const ModelReader& in) {
+  DataSchema s;
+  if (in.header().contains("data")) {
+    s.features = in.get<std::vector<std::string>>("/data/features");
+    s.header = in.get<bool>("/data/header");
+    s.target = in.get<std::string>("/data/target");
+    s.targets = in.get<std::vector<std::string>>("/data/targets");
+    s.classes = in.get<std::vector<std::string>>("/data/classes");
+  } else {
+    const auto named = [](const std::string& prefix, std::size_t n) {
+      std::vector<std::string> names;
+      for (std::size_t i = 1; i <= n; ++i) names.push_back(prefix + std::to_string(i));
+      return names;
+    };
+    s.header = false;
+    s.features = named("x", in.get<std::size_t>("/fitted/n_features"));
+    const auto n_classes = in.get_or<std::size_t>("/fitted/n_classes", 0);
+    const auto n_targets = in.get_or<std::size_t>("/fitted/n_targets", 0);
+    if (n_classes > 0 && n_targets == 0) {
+      s.target = "y";
+      for (std::size_t k = 0; k < n_classes; ++k) s.classes.push_back(std::to_string(k));
+    } else if (n_targets > 0) {
+      s.target = "y";
+      s.targets = n_targets == 1 ? std::vector<std::string>{"y"} : named("y", n_targets);
+    }
+  }
+  if (s.features.empty()) in.fail("no feature columns recorded");
+  return s;
+}
+
 }  // namespace mlt::io

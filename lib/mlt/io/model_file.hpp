@@ -109,4 +109,21 @@ class ModelReader {
   std::map<std::string, arma::mat> matrices_;
 };
 
+// What a model records of the data it was trained on, as the header's "data": the
+// envelope `mlt <algo> predict` reads to find the feature columns and name the
+// outputs. The command line writes it with every model; a model saved through the
+// library alone has none, and reads back with positional names (below), so it loads
+// in the command line too.
+struct DataSchema {
+  std::vector<std::string> features;
+  bool header = true;           // the training CSV had a header: match columns by name
+  std::string target;           // "" for unsupervised models
+  std::vector<std::string> targets;  // several for multi-target regression
+  std::vector<std::string> classes;  // class labels of a classifier, in index order
+};
+void write_schema(ModelWriter& out, const DataSchema& schema);
+// The recorded schema; without one, features x1..xp (columns by position), target
+// "y" (y1..yt for several), classes "0".."K-1", from the header's "fitted" sizes.
+DataSchema read_schema(const ModelReader& in);
+
 }  // namespace mlt::io

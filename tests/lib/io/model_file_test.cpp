@@ -341,3 +341,30 @@ TEST_CASE("binary section: non-finite values, duplicate names, damaged bytes") {
     CHECK(model_error(damaged) == "m: checksum mismatch: the file is corrupted");
   }
 }
+
+TEST_CASE("the data schema: written and read by the library; positional names when a model has none") {
+  mlt::io::ModelWriter w("demo");
+  w.header()["fitted"] = {{"n_features", 3}, {"n_classes", 2}};
+  SUBCASE("recorded") {
+    const mlt::io::DataSchema s{{"a", "b", "c"}, true, "label", {}, {"no", "yes"}};
+    mlt::io::write_schema(w, s);
+    const mlt::io::DataSchema r = mlt::io::read_schema(mlt::io::ModelReader::parse(w.bytes(), "m"));
+    CHECK(r.features == s.features);
+    CHECK(r.header);
+    CHECK(r.target == "label");
+    CHECK(r.classes == s.classes);
+  }
+  SUBCASE("a classifier saved through the library alone") {
+    const mlt::io::DataSchema r = mlt::io::read_schema(mlt::io::ModelReader::parse(w.bytes(), "m"));
+    CHECK(r.features == std::vector<std::string>{"x1", "x2", "x3"});
+    CHECK_FALSE(r.header);  // prediction data is then read by position
+    CHECK(r.target == "y");
+    CHECK(r.classes == std::vector<std::string>{"0", "1"});
+  }
+  SUBCASE("a two-target regressor saved through the library alone") {
+    w.header()["fitted"] = {{"n_features", 1}, {"n_targets", 2}};
+    const mlt::io::DataSchema r = mlt::io::read_schema(mlt::io::ModelReader::parse(w.bytes(), "m"));
+    CHECK(r.targets == std::vector<std::string>{"y1", "y2"});
+    CHECK(r.classes.empty());
+  }
+}

@@ -1,0 +1,78 @@
+// The predict and score verbs of a classification command, the same for every
+// classifier E (static load(ModelReader), predict(X) -> class indices, kind, and
+// predict_proba(X) -> n x K when it has one): predict writes the class label in a
+// column named after the target, with --proba one probability column per class
+// named after it; score prints the registry's classification metrics (log_loss when
+// E has probabilities) and the confusion matrix.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common.hpp"
+#include "cv_command.hpp"
+
+namespace mlt::app {
+
+template <typename E>
+void add_classifier_verbs(CLI::App* command) {
+  struct Options {
+    std::string model;
+    DataOptions data;
+    std::string output = "-";
+    bool proba = false;
+    bool json = false;
+  };
+  const std::string model_help = std::string("Model file from mlt ") + E::kind + " fit";
+  // The model with its class names, checked against each other.
+  const auto load = [](const std::string& path) {
+    LoadedModel loaded = read_model(path, E::kind);
+    E model = E::load(loaded.reader);
+    if (loaded.schema.classes.size() != model.n_classes()) loaded.reader.fail("class names do not match n_classes");
+    return std::pair<LoadedModel, E>(std::move(loaded), std::move(model));
+  };
+
+  auto pr_opt = std::make_shared<Options>();
+  auto* pr = command->add_subcommand("predict", "Predict the class of each row of DATA");
+  pr->add_option("model", pr_opt->model, model_help)->required();
+  add_data_options(pr, pr_opt->data);
+  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
+  if constexpr (HasPredictProba<E>)
+    pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after the class");
+  pr->callback([pr_opt, load] {
+    const Options& opt = *pr_opt;
+    refuse_overwrite(opt.output, {opt.data.path, opt.model});
+    const auto [loaded, model] = load(opt.model);
+    const DataSchema& schema = loaded.schema;
+    const io::Table data = read_data_for(schema, opt.data);
+    const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
+    arma::mat P;
+    if constexpr (HasPredictProba<E>)
+      if (opt.proba) P = model.predict_proba(data.X);
+    write_csv(opt.output, {{schema.target}, {&labels}, opt.proba ? schema.classes : Names{}, opt.proba ? &P : nullptr});
+  });
+
+  auto sc_opt = std::make_shared<Options>();
+  auto* sc = command->add_subcommand(
+      "score", std::string("Accuracy, balanced accuracy, macro F1") + (HasPredictProba<E> ? ", log loss" : "") +
+                   " and confusion matrix on DATA");
+  sc->add_option("model", sc_opt->model, model_help)->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt, load] {
+    const Options& opt = *sc_opt;
+    const auto [loaded, model] = load(opt.model);
+    const DataSchema& schema = loaded.schema;
+    const io::Table data = read_data_for(schema, opt.data, {schema.target});
+    const Labels y = class_truth(data, schema);
+    const Labels prediction = model.predict(data.X);
+    if constexpr (HasPredictProba<E>) {
+      const arma::mat P = model.predict_proba(data.X);
+      print_classification_scores(y, prediction, &P, schema.classes, opt.json);
+    } else {
+      print_classification_scores(y, prediction, nullptr, schema.classes, opt.json);
+    }
+  });
+}
+
+}  // namespace mlt::app
