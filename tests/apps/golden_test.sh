@@ -108,6 +108,24 @@ early_case knn_diabetes_regression_v1.knn diabetes_input.csv knn_diabetes_regres
 early_case logreg_wine_ovr_balanced_v2.logreg wine_input.csv logreg_wine_ovr_balanced_v2.expected.csv logreg predict \
   --proba -- /fitted/per_class/0/cg_iterations /fitted/per_class/1/cg_iterations /fitted/per_class/2/cg_iterations
 
+# A model saved through the library alone has no data schema ("data" in the header):
+# it loads with positional names (features x1..xp by position, classes 0..K-1), and
+# predicts the same probabilities, each class's under its index.
+m=logreg_wine_ovr_balanced_v2
+strip_field "$G/$m.logreg" "library-$m.logreg" /data
+run "$MLT" logreg predict "library-$m.logreg" "$G/wine_input.csv" --proba -o "library-$m.csv"
+check "a model without a data schema loads (stderr: $err)" test "$rc" -eq 0
+run "$MLT" logreg predict "$G/$m.logreg" "$G/wine_input.csv" --proba -o "named-$m.csv"
+check "and predicts the same, under positional names" python3 - "library-$m.csv" "named-$m.csv" <<'PY'
+import csv, sys
+got, want = (list(csv.reader(open(f))) for f in sys.argv[1:])
+classes = want[0][1:]
+assert got[0] == ["y"] + [str(k) for k in range(len(classes))], got[0]
+assert len(got) == len(want)
+for g, w in zip(got[1:], want[1:]):
+    assert classes[int(g[0])] == w[0] and g[1:] == w[1:], (g, w)
+PY
+
 # The comparison can fail: a number moved by 1e-8 (relative), a label changed.
 read -r _ _ _ _ _ expected _ < <(grep -v '^#' "$G/cases.txt" | grep ' logreg ' | head -1)
 cp "$G/$expected" expected.csv
