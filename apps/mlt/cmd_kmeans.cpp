@@ -68,9 +68,7 @@ void run_fit(FitOptions opt) {
     timer.set_detail("seeding " + fixed(km.seeding_seconds(), 3) + " s, " + std::to_string(km.total_iterations()) +
                      " Lloyd iterations " + fixed(km.lloyd_seconds(), 3) + " s");
   }
-  io::ModelWriter writer(KMeans::kind);
-  km.save(writer);
-  write_model(opt.output, writer, {data.feature_names, data.had_header, "", {}, {}}, data);
+  save_model(km, opt.output, {data.feature_names, data.had_header, "", {}, {}}, data);
   std::string sizes;
   for (arma::uword l = 0; l < km.k(); ++l) sizes += (l ? " " : "") + std::to_string(km.cluster_sizes()[l]);
   std::string energy;

@@ -7,20 +7,13 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "cv_command.hpp"
-#include "param_flags.hpp"
+#include "fit_verb.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/knn.hpp"
 
 namespace mlt::app {
 namespace {
-
-struct FitOptions {
-  DataOptions data;
-  std::string output;
-  Names target;
-  Knn::Params params;
-};
 
 struct PredictOptions {
   std::string model;
@@ -35,27 +28,6 @@ struct ScoreOptions {
   DataOptions data;
   bool json = false;
 };
-
-void run_fit(FitOptions opt) {
-  refuse_overwrite(opt.output, {opt.data.path});
-  Knn model(opt.params);
-  io::ModelWriter writer(Knn::kind);
-  if (opt.params.regression) {
-    const RegressionData d = read_regression_data(opt.data, opt.target);
-    model.fit(d.table.X, d.Y);
-    model.save(writer);
-    write_model(opt.output, writer,
-                {d.table.feature_names, d.table.had_header, d.target_names[0], d.target_names, {}}, d.table);
-  } else {
-    const ClassificationData d = read_classification_data(opt.data, opt.target.empty() ? "" : opt.target[0]);
-    model.fit(d.table.X, d.y, d.encoder.n_classes());
-    model.save(writer);
-    write_model(opt.output, writer, {d.table.feature_names, d.table.had_header, d.target, {}, d.encoder.classes()},
-                d.table);
-  }
-  note("knn: " + std::to_string(model.n_train()) + " training samples, " + std::to_string(model.n_features()) +
-       " features, " + name_of(model.algorithm()) + " search");
-}
 
 void run_predict(const PredictOptions& opt) {
   refuse_overwrite(opt.output, {opt.data.path, opt.model});
@@ -163,18 +135,14 @@ void setup_knn(CLI::App& app) {
       "  mlt knn cv data/iris.csv --target species --standardize -k 1:31:2 --weights uniform,distance\n"
       "  mlt knn cv data/diabetes.csv --regression -k 1:30 --score mae");
 
-  auto fit_opt = std::make_shared<FitOptions>();
-  auto* fit = knn->add_subcommand("fit", "Keep the training set of DATA (and the search settings) as a model");
-  add_data_options(fit, fit_opt->data);
-  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  add_target_option(fit, fit_opt->target, true);
-  const auto flags = add_param_flags(fit, fit_opt->params, Knn::Params::table());
-  fit->callback([fit_opt, flags] {
-    flags.refuse_inapplicable(fit_opt->params);
-    if (!fit_opt->params.regression && fit_opt->target.size() > 1)
-      throw UsageError("a classifier takes one --target column; several need --regression");
-    run_fit(*fit_opt);
-  });
+  add_fit_verb<Knn>(knn, CvTask::classification, "Keep the training set of DATA (and the search settings) as a model",
+                    {.summary = [](const Knn& m, const FitData&) {
+                       return "knn: " + std::to_string(m.n_train()) + " training samples, " +
+                              std::to_string(m.n_features()) + " features, " + name_of(m.algorithm()) + " search";
+                     },
+                     .task = [](const Knn::Params& p) {
+                       return p.regression ? CvTask::regression : CvTask::classification;
+                     }});
 
   auto pr_opt = std::make_shared<PredictOptions>();
   auto* pr = knn->add_subcommand("predict", "Predict the target of each row of DATA from its nearest neighbours");

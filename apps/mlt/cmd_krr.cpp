@@ -5,32 +5,12 @@
 #include "common.hpp"
 #include "regression_verbs.hpp"
 #include "cv_command.hpp"
-#include "param_flags.hpp"
+#include "fit_verb.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/krr.hpp"
 
 namespace mlt::app {
 namespace {
-
-struct FitOptions {
-  DataOptions data;
-  std::string output;
-  Names targets;
-  Krr::Params params;
-};
-
-void run_fit(FitOptions opt) {
-  refuse_overwrite(opt.output, {opt.data.path});
-  const RegressionData data = read_regression_data(opt.data, opt.targets);
-  Krr krr(opt.params);
-  krr.fit(data.table.X, data.Y);
-  io::ModelWriter writer(Krr::kind);
-  krr.save(writer);
-  write_model(opt.output, writer,
-              {data.table.feature_names, data.table.had_header, data.target_names[0], data.target_names, {}},
-              data.table);
-}
-
 
 // cv fast paths (mlt/cv/lambda_path.hpp), exact kernel ridge only (not --nystrom):
 // on leave-one-out folds every lambda in closed form from one eigendecomposition of
@@ -54,16 +34,7 @@ void setup_krr(CLI::App& app) {
       "  mlt krr predict d.krr new.csv > predictions.csv\n"
       "  mlt krr score d.krr test.csv --json");
 
-  auto fit_opt = std::make_shared<FitOptions>();
-  auto* fit = krr->add_subcommand("fit", "Fit kernel ridge regression on DATA and save the model");
-  add_data_options(fit, fit_opt->data);
-  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  add_target_option(fit, fit_opt->targets, true);
-  const auto flags = add_param_flags(fit, fit_opt->params, Krr::Params::table());
-  fit->callback([fit_opt, flags] {
-    flags.refuse_inapplicable(fit_opt->params);
-    run_fit(*fit_opt);
-  });
+  add_fit_verb<Krr>(krr, CvTask::regression, "Fit kernel ridge regression on DATA and save the model");
 
   add_regression_verbs<Krr>(krr);
 

@@ -7,7 +7,7 @@
 #include "common.hpp"
 #include "classifier_verbs.hpp"
 #include "cv_command.hpp"
-#include "param_flags.hpp"
+#include "fit_verb.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/io/file.hpp"
@@ -16,13 +16,6 @@
 
 namespace mlt::app {
 namespace {
-
-struct FitOptions {
-  DataOptions data;
-  std::string output;
-  std::string target;
-  LogReg::Params params;
-};
 
 // A fixed-width table of the coefficients, for `mlt info` (stored as a string in the
 // model's "info" header section, which info prints verbatim).
@@ -59,25 +52,6 @@ std::string coefficient_table(const LogReg& m, const Names& classes, const Names
   }
   out.pop_back();
   return out;
-}
-
-void run_fit(FitOptions opt) {
-  refuse_overwrite(opt.output, {opt.data.path});
-  const ClassificationData data = read_classification_data(opt.data, opt.target);
-  LogReg model(opt.params);
-  model.fit(data.table.X, data.y, data.encoder.n_classes());
-  io::ModelWriter writer(LogReg::kind);
-  model.save(writer);
-  const Names& classes = data.encoder.classes();
-  if (!opt.params.kernelized)
-    writer.header()["info"] = {{"coefficients", coefficient_table(model, classes, data.table.feature_names)}};
-  write_model(opt.output, writer, {data.table.feature_names, data.table.had_header, data.target, {}, classes},
-              data.table);
-  const auto& fitted = writer.header()["fitted"];
-  note("logreg: " + std::to_string(classes.size()) + " classes, " +
-       std::to_string(fitted["iterations"].get<std::size_t>()) + " Newton iterations, objective " +
-       std::to_string(fitted["objective"].get<double>()) + ", training accuracy " +
-       std::to_string(model.score(data.table.X, data.y)));
 }
 
 // cv fast path: warm starts along the lambda grid. The points that differ only in
@@ -137,16 +111,23 @@ void setup_logreg(CLI::App& app) {
       "  mlt logreg fit data/wine.csv --kernel rbf --gamma 0.1 --lambda 0.1 --standardize -o wine.logreg\n"
       "  mlt logreg cv data/iris.csv --target species --standardize --lambda 1e-3:1e2:6 --score log_loss");
 
-  auto fit_opt = std::make_shared<FitOptions>();
-  auto* fit = lr->add_subcommand("fit", "Fit a logistic regression to DATA and save it as a model");
-  add_data_options(fit, fit_opt->data);
-  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  fit->add_option("--target", fit_opt->target, "Class label column (default: the last column)");
-  const auto flags = add_param_flags(fit, fit_opt->params, LogReg::Params::table());
-  fit->callback([fit_opt, flags] {
-    flags.refuse_inapplicable(fit_opt->params);
-    run_fit(*fit_opt);
-  });
+  add_fit_verb<LogReg>(
+      lr, CvTask::classification, "Fit a logistic regression to DATA and save it as a model",
+      {.info = [](const LogReg& m, const FitData& d) -> nlohmann::json {
+         if (m.params().kernelized) return nullptr;
+         return {{"coefficients", coefficient_table(m, d.schema.classes, d.table.feature_names)}};
+       },
+       .summary = [](const LogReg& m, const FitData& d) {
+         std::size_t iterations = 0;
+         double objective = 0;
+         for (const LogRegFitInfo& f : m.fit_info()) {
+           iterations += f.iterations;
+           objective += f.objective;
+         }
+         return "logreg: " + std::to_string(m.n_classes()) + " classes, " + std::to_string(iterations) +
+                " Newton iterations, objective " + std::to_string(objective) + ", training accuracy " +
+                std::to_string(m.score(d.table.X, d.y));
+       }});
 
   add_classifier_verbs<LogReg>(lr);
 

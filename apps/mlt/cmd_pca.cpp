@@ -4,18 +4,12 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "cv_command.hpp"
-#include "param_flags.hpp"
+#include "fit_verb.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/pca.hpp"
 
 namespace mlt::app {
 namespace {
-
-struct FitOptions {
-  DataOptions data;
-  std::string output;
-  Pca::Params params;
-};
 
 struct ApplyOptions {
   std::string model;
@@ -24,22 +18,6 @@ struct ApplyOptions {
   bool reconstruct = false;
   bool json = false;
 };
-
-void run_fit(const FitOptions& opt) {
-  refuse_overwrite(opt.output, {opt.data.path});
-  const io::Table data = read_training_data(opt.data);
-  Pca pca(opt.params);
-  {
-    PhaseTimer timer("fit");
-    pca.fit(data.X);
-  }
-  io::ModelWriter writer(Pca::kind);
-  pca.save(writer);
-  writer.header()["info"] = {{"explained_variance_ratio_total", arma::accu(pca.explained_variance_ratio())}};
-  write_model(opt.output, writer, {data.feature_names, data.had_header, "", {}, {}}, data);
-  note("pca: " + std::to_string(pca.n_components()) + " components explain " +
-       std::to_string(100 * arma::accu(pca.explained_variance_ratio())) + "% of the variance");
-}
 
 void run_transform(const ApplyOptions& opt) {
   refuse_overwrite(opt.output, {opt.data.path, opt.model});
@@ -78,15 +56,14 @@ void setup_pca(CLI::App& app) {
       "  mlt pca score iris.pca data/iris.csv --json\n"
       "  mlt pca cv data/iris.csv --ignore species -k 1:4 --folds 5");
 
-  auto fit_opt = std::make_shared<FitOptions>();
-  auto* fit = pca->add_subcommand("fit", "Learn the principal axes of DATA and save them as a model");
-  add_data_options(fit, fit_opt->data);
-  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  const auto flags = add_param_flags(fit, fit_opt->params, Pca::Params::table());
-  fit->callback([fit_opt, flags] {
-    flags.refuse_inapplicable(fit_opt->params);
-    run_fit(*fit_opt);
-  });
+  add_fit_verb<Pca>(pca, CvTask::none, "Learn the principal axes of DATA and save them as a model",
+                    {.info = [](const Pca& p, const FitData&) -> nlohmann::json {
+                       return {{"explained_variance_ratio_total", arma::accu(p.explained_variance_ratio())}};
+                     },
+                     .summary = [](const Pca& p, const FitData&) {
+                       return "pca: " + std::to_string(p.n_components()) + " components explain " +
+                              std::to_string(100 * arma::accu(p.explained_variance_ratio())) + "% of the variance";
+                     }});
 
   auto tr_opt = std::make_shared<ApplyOptions>();
   auto* tr = pca->add_subcommand("transform", "Project DATA onto the principal axes of MODEL");

@@ -5,19 +5,12 @@
 #include "common.hpp"
 #include "regression_verbs.hpp"
 #include "cv_command.hpp"
-#include "param_flags.hpp"
+#include "fit_verb.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/ridge.hpp"
 
 namespace mlt::app {
 namespace {
-
-struct FitOptions {
-  DataOptions data;
-  std::string output;
-  Names targets;
-  Ridge::Params params;
-};
 
 // Coefficients by feature name for `mlt info` (the "coef" matrix has them by position).
 nlohmann::json coefficients_by_name(const Ridge& r, const Names& features, const Names& targets) {
@@ -40,20 +33,6 @@ nlohmann::json coefficients_by_name(const Ridge& r, const Names& features, const
   return info;
 }
 
-void run_fit(FitOptions opt) {
-  refuse_overwrite(opt.output, {opt.data.path});
-  const RegressionData data = read_regression_data(opt.data, opt.targets);
-  Ridge ridge(opt.params);
-  ridge.fit(data.table.X, data.Y);
-  io::ModelWriter writer(Ridge::kind);
-  ridge.save(writer);
-  writer.header()["info"] = coefficients_by_name(ridge, data.table.feature_names, data.target_names);
-  write_model(opt.output, writer,
-              {data.table.feature_names, data.table.had_header, data.target_names[0], data.target_names, {}},
-              data.table);
-}
-
-
 // cv fast paths (mlt/cv/lambda_path.hpp): on leave-one-out folds every lambda in
 // closed form from one decomposition of all the rows (not with --standardize, which
 // takes the next one); otherwise the lambda grid from one Gram eigendecomposition per
@@ -74,16 +53,10 @@ void setup_ridge(CLI::App& app) {
       "  mlt ridge predict diabetes.ridge new.csv > predictions.csv\n"
       "  mlt ridge score diabetes.ridge test.csv --json");
 
-  auto fit_opt = std::make_shared<FitOptions>();
-  auto* fit = ridge->add_subcommand("fit", "Fit ridge regression on DATA and save the model");
-  add_data_options(fit, fit_opt->data);
-  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  add_target_option(fit, fit_opt->targets, true);
-  const auto flags = add_param_flags(fit, fit_opt->params, Ridge::Params::table());
-  fit->callback([fit_opt, flags] {
-    flags.refuse_inapplicable(fit_opt->params);
-    run_fit(*fit_opt);
-  });
+  add_fit_verb<Ridge>(ridge, CvTask::regression, "Fit ridge regression on DATA and save the model",
+                      {.info = [](const Ridge& r, const FitData& d) {
+                        return coefficients_by_name(r, d.table.feature_names, d.schema.targets);
+                      }});
 
   add_regression_verbs<Ridge>(ridge);
 

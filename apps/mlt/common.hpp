@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,6 +98,17 @@ void print_classification_scores(const Labels& y, const Labels& prediction, cons
 // Writes `writer` (after adding schema and provenance) atomically to `path`.
 void write_model(const std::string& path, io::ModelWriter& writer, const DataSchema& schema,
                  const io::Table& training);
+
+// Saves a fitted model with its schema and provenance (temporary file, then rename);
+// `annotate` adds to the header (the "info" `mlt info` shows, cv's record).
+template <class E>
+void save_model(const E& model, const std::string& path, const DataSchema& schema, const io::Table& training,
+                const std::function<void(io::ModelWriter&)>& annotate = {}) {
+  io::ModelWriter writer(E::kind);
+  model.save(writer);
+  if (annotate) annotate(writer);
+  write_model(path, writer, schema, training);
+}
 
 // Refuses (UsageError) an output path that is one of the inputs.
 void refuse_overwrite(const std::string& output, const std::vector<std::string>& inputs);

@@ -550,12 +550,11 @@ class CvCommand {
         e.fit(X);
       else
         e.fit(X, y);
-      io::ModelWriter writer(Estimator::kind);
-      e.save(writer);
-      writer.header()["cv"] = {{"metric", metric}, {"mean", result.results[result.best].mean},
-                               {"std", result.results[result.best].std}, {"folds", data.folds.description()},
-                               {"params", grid.describe(result.results[result.best].point)}};
-      write_model(opt_.output, writer, data.schema, data.table);
+      save_model(e, opt_.output, data.schema, data.table, [&](io::ModelWriter& writer) {
+        writer.header()["cv"] = {{"metric", metric}, {"mean", result.results[result.best].mean},
+                                 {"std", result.results[result.best].std}, {"folds", data.folds.description()},
+                                 {"params", grid.describe(result.results[result.best].point)}};
+      });
     }
     if (!opt_.oof.empty()) write_oof(opt_.oof, data.folds, out_of_fold<Target>(best, data, y));
     write_cv_report(opt_, grid, data.folds, result);
