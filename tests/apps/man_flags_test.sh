@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The man pages follow the flags the commands take (derived from each algorithm's
+# declared parameters, apps/mlt/param_flags.hpp and cv_command.hpp):
+#  - every long flag that `mlt ALGO VERB --help` lists appears in man/mlt-ALGO.1,
+#    in troff's escaped form (\-\-n\-init), for every verb of the six algorithms;
+#  - every long flag of `mlt --help`, `mlt split --help`, `mlt info --help`, and
+#    those every cv verb shares, appears in man/mlt.1;
+#  - every long flag a page names is a flag of some mlt command, so that a renamed
+#    flag cannot linger (the old names of 0.2's renames only in mlt.1's list of them).
+# -h,--help is every command's and is not looked for.
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC1091  # followed with shellcheck -x
+source "$(dirname "$0")/lib.sh" "$@"
+MAN=${MAN_DIR:-$SRC/man}
+
+declare -A VERBS=(
+  [pca]="fit transform score cv"
+  [kmeans]="fit predict score cv"
+  [ridge]="fit predict score cv"
+  [krr]="fit predict score cv"
+  [logreg]="fit predict score cv"
+  [knn]="fit predict score cv"
+)
+ALGOS=(pca kmeans ridge krr logreg knn)
+# The names cv's flags had before 0.2, which mlt.1 lists as renamed.
+RENAMED=(--distance --init-seed --landmark-seed)
+
+# long_flags CMD...: the long flags in the options column of `mlt CMD... --help`, one a
+# line, sorted; sets help_ok=0 when the help fails or lists none.
+long_flags() {
+  local help
+  help_ok=1
+  if ! help=$("$MLT" "$@" --help 2>&1); then
+    help_ok=0
+    return
+  fi
+  flags=$(awk '/^Options:/ { on = 1; next }
+               /^[^ ]/ { on = 0 }
+               on && /^ +-/ { n = split($1, f, ",")
+                              for (i = 1; i <= n; i++) if (f[i] ~ /^--/ && f[i] != "--help") print f[i] }' \
+            <<<"$help" | sort -u)
+  [ -n "$flags" ] || help_ok=0
+}
+
+# in_page PAGE FLAG: PAGE names FLAG as troff writes it (--n-init as \-\-n\-init), not
+# as the start of a longer flag (\-\-seed in \-\-seed\-x, \-\-na in \-\-name).
+in_page() {
+  local re=${2//-/\\\\-}
+  grep -qE -- "${re}(\$|[^A-Za-z0-9\\]|\\\\([^-]|\$))" "$1"
+}
+
+# page_flags PAGE: the long flags PAGE names, unescaped, one a line.
+page_flags() {
+  grep -oE '(\\-){2}[A-Za-z0-9]+((\\-)[A-Za-z0-9+]+)*' "$1" | sed 's/\\-/-/g' | sort -u
+}
+
+all_flags=--help$'\n'
+cv_shared=""
+first_cv=1
+for algo in "${ALGOS[@]}"; do
+  page=$MAN/mlt-$algo.1
+  check "$page exists" test -f "$page"
+  for verb in ${VERBS[$algo]}; do
+    long_flags "$algo" "$verb"
+    if [ "$help_ok" -ne 1 ]; then
+      fail "mlt $algo $verb --help: fails or lists no long flag"
+      continue
+    fi
+    all_flags+=$flags$'\n'
+    if [ "$verb" = cv ]; then
+      if [ "$first_cv" -eq 1 ]; then cv_shared=$flags; first_cv=0
+      else cv_shared=$(comm -12 <(echo "$cv_shared") <(echo "$flags")); fi
+    fi
+    while read -r flag; do
+      if in_page "$page" "$flag"; then pass
+      else fail "mlt $algo $verb $flag: not in man/mlt-$algo.1 (as ${flag//-/\\-})"; fi
+    done <<<"$flags"
+  done
+done
+
+# mlt.1: the global options, split, info and the flags of every cv verb.
+for cmd in "" split info; do
+  # shellcheck disable=SC2086  # "" is the program itself
+  long_flags $cmd
+  if [ "$help_ok" -ne 1 ]; then fail "mlt $cmd --help: fails or lists no long flag"; continue; fi
+  all_flags+=$flags$'\n'
+  while read -r flag; do
+    if in_page "$MAN/mlt.1" "$flag"; then pass
+    else fail "mlt $cmd $flag: not in man/mlt.1"; fi
+  done <<<"$flags"
+done
+check "the cv verbs share their own flags (--fold-seed)" grep -qx -- --fold-seed <<<"$cv_shared"
+while read -r flag; do
+  if in_page "$MAN/mlt.1" "$flag"; then pass
+  else fail "cv $flag (every cv verb's): not in man/mlt.1"; fi
+done <<<"$cv_shared"
+
+# No page names a flag that no command has.
+all_flags=$(sort -u <<<"$all_flags")
+for page in "$MAN"/mlt.1 "${ALGOS[@]/#/$MAN/mlt-}"; do
+  page=${page%.1}.1
+  while read -r flag; do
+    [ -z "$flag" ] && continue
+    if grep -qx -- "$flag" <<<"$all_flags"; then pass
+    elif [ "$page" = "$MAN/mlt.1" ] && printf '%s\n' "${RENAMED[@]}" | grep -qx -- "$flag"; then pass
+    else fail "$(basename "$page") names $flag, which no mlt command takes"; fi
+  done < <(page_flags "$page")
+done
+
+finish
