@@ -9,6 +9,7 @@
 #include "mlt/krr.hpp"
 #include "mlt/logreg.hpp"
 #include "mlt/pca.hpp"
+#include "mlt/perceptron.hpp"
 #include "mlt/ridge.hpp"
 #include "test_util.hpp"
 
@@ -107,6 +108,22 @@ struct Contract<mlt::Knn> {
   static arma::mat apply(const mlt::Knn& e, const arma::mat& X) { return e.predict_proba(X); }
 };
 
+template <>
+struct Contract<mlt::Perceptron> {
+  static mlt::Perceptron make() {
+    mlt::PerceptronParams p;
+    p.standardize = true;
+    p.average = true;
+    p.max_epochs = 20;  // the classes are not linearly separable: it warns and stops there
+    return mlt::Perceptron(p);
+  }
+  static void fit(mlt::Perceptron& e, const arma::mat& X) {
+    mlt::test::Warnings quiet;
+    e.fit(X, class_target(X), 3);
+  }
+  static arma::mat apply(const mlt::Perceptron& e, const arma::mat& X) { return e.decision_function(X); }
+};
+
 template <typename E>
 std::string saved(const E& e) {
   mlt::io::ModelWriter w(E::kind);
@@ -116,7 +133,8 @@ std::string saved(const E& e) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, mlt::Krr, mlt::LogReg, mlt::Knn) {
+TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, mlt::Krr, mlt::LogReg, mlt::Knn,
+                   mlt::Perceptron) {
   using C = Contract<E>;
   const arma::mat X = sample_features(60, 4, 1);
   const arma::mat other = sample_features(40, 4, 2);
@@ -227,6 +245,17 @@ TEST_CASE("rows are independent for every kernel and variant, exactly") {
       lr.fit(X, class_target(X), 3);
       check_rows_independent([&](const arma::mat& A) { return lr.predict_proba(A); }, T);
     }
+    mlt::PerceptronParams pp;
+    pp.kernelized = true;
+    pp.kernel.type = type;
+    pp.kernel.degree = 2;
+    pp.max_epochs = 10;
+    mlt::Perceptron perceptron(pp);
+    {
+      mlt::test::Warnings quiet;
+      perceptron.fit(X, class_target(X), 3);
+    }
+    check_rows_independent([&](const arma::mat& A) { return perceptron.decision_function(A); }, T);
     mlt::KnnParams kp;
     kp.k = 5;
     kp.weights = mlt::KnnWeights::distance;
@@ -243,6 +272,12 @@ TEST_CASE("rows are independent for every kernel and variant, exactly") {
   mlt::Pca pca(pp);
   pca.fit(X);
   check_rows_independent([&](const arma::mat& A) { return pca.transform(A); }, T);
+  mlt::Perceptron primal;
+  {
+    mlt::test::Warnings quiet;
+    primal.fit(X, class_target(X), 3);
+  }
+  check_rows_independent([&](const arma::mat& A) { return primal.decision_function(A); }, T);
   check_rows_independent([&](const arma::mat& A) { return pca.inverse_transform(A.cols(0, 2)); }, T);
 }
 
