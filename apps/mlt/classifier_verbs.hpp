@@ -37,7 +37,7 @@ void add_classifier_verbs(CLI::App* command) {
   pr->add_option("model", pr_opt->model, model_help)->required();
   add_data_options(pr, pr_opt->data);
   pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
-  if constexpr (HasPredictProba<E>)
+  if constexpr (ProbabilisticClassifier<E>)
     pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after the class");
   pr->callback([pr_opt, load] {
     const Options& opt = *pr_opt;
@@ -47,14 +47,14 @@ void add_classifier_verbs(CLI::App* command) {
     const io::Table data = read_data_for(schema, opt.data);
     const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
     arma::mat P;
-    if constexpr (HasPredictProba<E>)
+    if constexpr (ProbabilisticClassifier<E>)
       if (opt.proba) P = model.predict_proba(data.X);
     write_csv(opt.output, {{schema.target}, {&labels}, opt.proba ? schema.classes : Names{}, opt.proba ? &P : nullptr});
   });
 
   auto sc_opt = std::make_shared<Options>();
   auto* sc = command->add_subcommand(
-      "score", std::string("Accuracy, balanced accuracy, macro F1") + (HasPredictProba<E> ? ", log loss" : "") +
+      "score", std::string("Accuracy, balanced accuracy, macro F1") + (ProbabilisticClassifier<E> ? ", log loss" : "") +
                    " and confusion matrix on DATA");
   sc->add_option("model", sc_opt->model, model_help)->required();
   add_data_options(sc, sc_opt->data);
@@ -66,7 +66,7 @@ void add_classifier_verbs(CLI::App* command) {
     const io::Table data = read_data_for(schema, opt.data, {schema.target});
     const Labels y = class_truth(data, schema);
     const Labels prediction = model.predict(data.X);
-    if constexpr (HasPredictProba<E>) {
+    if constexpr (ProbabilisticClassifier<E>) {
       const arma::mat P = model.predict_proba(data.X);
       print_classification_scores(y, prediction, &P, schema.classes, opt.json);
     } else {

@@ -14,5 +14,6 @@ void setup_logreg(CLI::App& app);
 void setup_knn(CLI::App& app);
 void setup_ridge(CLI::App& app);
 void setup_krr(CLI::App& app);
+void setup_perceptron(CLI::App& app);
 
 }  // namespace mlt::app

@@ -44,6 +44,7 @@
 #include "common.hpp"
 #include "param_flags.hpp"
 #include "mlt/core/error.hpp"
+#include "mlt/core/estimator.hpp"
 #include "mlt/core/random.hpp"
 #include "mlt/cv/cross_validate.hpp"
 #include "mlt/cv/folds.hpp"
@@ -141,19 +142,15 @@ MetricList<Estimator, arma::mat> regression_metrics() {
   return m;
 }
 
-template <class Estimator>
-concept HasPredictProba = requires(const Estimator& e, const arma::mat& X) {
-  { e.predict_proba(X) } -> std::convertible_to<arma::mat>;
-};
 
 // The registry's classification metrics: accuracy, balanced_accuracy, f1_macro of
 // predict(X) (class indices), and log_loss of predict_proba(X) when the estimator has it.
 template <class Estimator>
 MetricList<Estimator, Labels> classification_metrics() {
   MetricList<Estimator, Labels> m;
-  for (const std::string& name : metrics::names(metrics::Task::classification, HasPredictProba<Estimator>)) {
+  for (const std::string& name : metrics::names(metrics::Task::classification, ProbabilisticClassifier<Estimator>)) {
     if (metrics::find(name).needs_probabilities) {
-      if constexpr (HasPredictProba<Estimator>)
+      if constexpr (ProbabilisticClassifier<Estimator>)
         m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
           const arma::mat proba = e.predict_proba(X);
           return metrics::classification_score(name, y, Labels(), &proba);
@@ -321,7 +318,7 @@ class CvCommand {
       const cv::ValueKind kind = d.type == ParamType::real      ? cv::ValueKind::real
                                  : d.type == ParamType::integer ? cv::ValueKind::integer
                                                                 : cv::ValueKind::text;
-      grid(d.flag, d.name, kind, d.help, d.set, param_validator(d));
+      grid(d.flag, d.name, kind, flag_names(d.help), d.set, param_validator(d));
       grid_flags_.back()->decl = &d;
       grid_flags_.back()->option->type_name(param_type_name(d));
       if (d.required) grid_flags_.back()->option->required();
@@ -581,12 +578,12 @@ class CvCommand {
       if (!predict) {
         predict = [](const Estimator& e, const arma::mat& X) {
           arma::mat out = arma::conv_to<arma::mat>::from(Labels(e.predict(X)));
-          if constexpr (HasPredictProba<Estimator>) out = arma::join_rows(out, arma::mat(e.predict_proba(X)));
+          if constexpr (ProbabilisticClassifier<Estimator>) out = arma::join_rows(out, arma::mat(e.predict_proba(X)));
           return out;
         };
       }
       c.text_names = {data.schema.target};
-      if constexpr (HasPredictProba<Estimator>)
+      if constexpr (ProbabilisticClassifier<Estimator>)
         for (const auto& k : data.encoder.classes()) c.names.push_back("p_" + k);
     } else {
       if (!predict || !oof_names_) throw UsageError("--oof is not available for this command");

@@ -82,7 +82,7 @@ ParamFlags<P> add_param_flags(CLI::App* cmd, P& params, const ParamTable<P>& tab
     if (!select(d)) continue;
     CLI::Option* o = nullptr;
     if (d.type == ParamType::flag) {
-      o = cmd->add_flag_callback(d.flag, [&d, &params] { d.set(params, {}); }, d.help);
+      o = cmd->add_flag_callback(d.flag, [&d, &params] { d.set(params, {}); }, flag_names(d.help));
     } else {
       o = cmd->add_option_function<std::string>(
                  d.flag,
@@ -91,7 +91,7 @@ ParamFlags<P> add_param_flags(CLI::App* cmd, P& params, const ParamTable<P>& tab
                    d.check(text, &v);
                    d.set(params, v);
                  },
-                 d.help)
+                 flag_names(d.help))
               ->check(param_validator(d))
               ->type_name(param_type_name(d));
       if (d.show_default) o->default_str(d.show(defaults));

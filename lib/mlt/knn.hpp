@@ -116,6 +116,6 @@ class Knn {
   arma::vec kernel_diag_;    // n: k(x_i, x_i) of the training rows
 };
 
-static_assert(Classifier<Knn>);
+static_assert(ProbabilisticClassifier<Knn>);
 
 }  // namespace mlt

@@ -205,6 +205,6 @@ class LogReg {
   std::vector<LogRegFitInfo> fit_info_;
 };
 
-static_assert(Classifier<LogReg>);
+static_assert(ProbabilisticClassifier<LogReg>);
 
 }  // namespace mlt

@@ -362,13 +362,6 @@ Labels Perceptron::predict(const arma::mat& X) const {
   return out;
 }
 
-arma::mat Perceptron::predict_proba(const arma::mat& X) const {
-  const Labels pred = predict(X);
-  arma::mat P(pred.n_elem, n_classes_, arma::fill::zeros);
-  for (arma::uword i = 0; i < pred.n_elem; ++i) P(i, pred[i]) = 1.0;
-  return P;
-}
-
 double Perceptron::score(const arma::mat& X, const Labels& y) const {
   check_same_rows(X, y.n_elem, "labels");
   const Labels pred = predict(X);
@@ -387,7 +380,8 @@ const ParamTable<PerceptronParams>& PerceptronParams::table() {
     d.push_back(integer<P>("max_epochs", &P::max_epochs,
                            "Passes over the data at most; the fit stops earlier after an epoch without a mistake",
                            Bounds::at_least(1)));
-    d.push_back(flag<P>("shuffle", &P::shuffle, "Visit the samples in a new random order each epoch (from --seed)"));
+    d.back().sweep = false;
+    d.push_back(flag<P>("shuffle", &P::shuffle, "Visit the samples in a new random order each epoch (from `seed`)"));
     d.push_back(applies_if(mlt::seed<P>("seed", &P::seed, "Seed of the shuffled sample order"),
                            [](const P& p) { return p.shuffle; }, "only with `shuffle`"));
     d.push_back(flag<P>("average", &P::average,

@@ -123,9 +123,6 @@ class Perceptron {
   // X: m x p -> class indices; two classes: 1 iff f(x) > 0; more: argmax, ties to the
   // lower index.
   Labels predict(const arma::mat& X) const;
-  // The perceptron has no probability model: 1 for the predicted class, 0 elsewhere
-  // (m x K), so the estimator contract's probability verbs work on it.
-  arma::mat predict_proba(const arma::mat& X) const;
   double score(const arma::mat& X, const Labels& y) const;  // accuracy
 
   bool is_fitted() const { return n_classes_ != 0; }

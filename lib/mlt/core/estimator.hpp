@@ -34,11 +34,17 @@ concept Regressor = Estimator<E> && requires(E& e, const E& c, const arma::mat& 
   { c.predict(X) } -> std::same_as<arma::mat>;
 };
 
-// X and class indices 0..K-1 -> class indices, and probabilities (m x K).
+// X and class indices 0..K-1 -> class indices.
 template <typename E>
 concept Classifier = Estimator<E> && requires(E& e, const E& c, const arma::mat& X, const Labels& y) {
   e.fit(X, y, std::size_t{2});
   { c.predict(X) } -> std::same_as<Labels>;
+};
+
+// A classifier with a probability model: class probabilities (m x K). The margin
+// classifiers (perceptron) have none, and offer no --proba and no log loss.
+template <typename E>
+concept ProbabilisticClassifier = Classifier<E> && requires(const E& c, const arma::mat& X) {
   { c.predict_proba(X) } -> std::same_as<arma::mat>;
 };
 
