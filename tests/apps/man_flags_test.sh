@@ -12,15 +12,20 @@
 source "$(dirname "$0")/lib.sh" "$@"
 MAN=${MAN_DIR:-$SRC/man}
 
-declare -A VERBS=(
-  [pca]="fit transform score cv"
-  [kmeans]="fit predict score cv"
-  [ridge]="fit predict score cv"
-  [krr]="fit predict score cv"
-  [logreg]="fit predict score cv"
-  [knn]="fit predict score cv"
-)
-ALGOS=(pca kmeans ridge krr logreg knn)
+# subcommands CMD...: the subcommands `mlt CMD... --help` lists, one a line.
+subcommands() {
+  "$MLT" "$@" --help 2>/dev/null | sed -n '/^Subcommands:/,/^$/{/^  [a-z]/{s/^  \([a-z]*\).*/\1/;p}}'
+}
+# Every algorithm command mlt has (all but info and split), with its verbs: a new
+# command without its man page fails here.
+declare -A VERBS=()
+ALGOS=()
+while read -r algo; do
+  case $algo in info | split) continue ;; esac
+  ALGOS+=("$algo")
+  VERBS[$algo]=$(subcommands "$algo" | tr '\n' ' ')
+done < <(subcommands)
+check "the algorithm commands are found (${ALGOS[*]})" test "${#ALGOS[@]}" -ge 7
 # The names cv's flags had before 0.2, which mlt.1 lists as renamed.
 RENAMED=(--distance --init-seed --landmark-seed)
 
