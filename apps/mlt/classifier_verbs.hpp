@@ -9,7 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "common.hpp"
+#include "data_options.hpp"
+#include "model_io.hpp"
+#include "output.hpp"
 #include "cv_command.hpp"
 
 namespace mlt::app {

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "model_io.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/io/number_format.hpp"
 

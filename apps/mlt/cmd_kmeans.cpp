@@ -3,7 +3,10 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "cli_support.hpp"
+#include "data_options.hpp"
+#include "model_io.hpp"
+#include "output.hpp"
 #include "cv_command.hpp"
 #include "param_flags.hpp"
 #include "mlt/core/error.hpp"

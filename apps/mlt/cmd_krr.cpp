@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "common.hpp"
 #include "regression_verbs.hpp"
 #include "cv_command.hpp"
 #include "fit_verb.hpp"

@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "commands.hpp"
-#include "common.hpp"
 #include "classifier_verbs.hpp"
 #include "cv_command.hpp"
 #include "fit_verb.hpp"

@@ -2,7 +2,9 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "data_options.hpp"
+#include "model_io.hpp"
+#include "output.hpp"
 #include "cv_command.hpp"
 #include "fit_verb.hpp"
 #include "mlt/core/error.hpp"

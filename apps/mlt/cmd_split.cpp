@@ -2,7 +2,10 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "cli_support.hpp"
+#include "data_options.hpp"
+#include "model_io.hpp"
+#include "output.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/random.hpp"
 #include "mlt/cv/train_test_split.hpp"

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "output.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/io/number_format.hpp"
 

@@ -3,7 +3,7 @@
 // What an algorithm adds to get its cv verb (in its setup_<algo>, e.g. ridge):
 //
 //   auto& cv = add_cv_command<Ridge>(ridge, CvTask::regression, "Cross-validate ridge regression");
-//   cv.grid("-l,--lambda", "lambda", &Ridge::Params::lambda, "L2 penalty", non_negative());
+//   cv.grid("-l,--lambda", "lambda", &Ridge::Params::lambda, "L2 penalty");
 //   cv.app()->add_flag("--no-intercept", ...);   // plain fit flags write into cv.params()
 //   cv.metrics(regression_metrics<Ridge>(), "mse");
 //
@@ -41,7 +41,9 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "cli_support.hpp"
+#include "data_options.hpp"
+#include "model_io.hpp"
 #include "param_flags.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/estimator.hpp"

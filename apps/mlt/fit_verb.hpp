@@ -11,7 +11,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "common.hpp"
+#include "cli_support.hpp"
+#include "data_options.hpp"
+#include "model_io.hpp"
 #include "cv_command.hpp"
 #include "param_flags.hpp"
 

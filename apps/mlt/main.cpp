@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "common.hpp"
+#include "cli_support.hpp"
+#include "model_io.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"

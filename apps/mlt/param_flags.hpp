@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "common.hpp"
+#include "cli_support.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/params.hpp"
 

@@ -7,7 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "common.hpp"
+#include "data_options.hpp"
+#include "model_io.hpp"
+#include "output.hpp"
 #include "mlt/metrics.hpp"
 
 namespace mlt::app {

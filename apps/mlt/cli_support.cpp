@@ -1,0 +1,101 @@
+#include "cli_support.hpp"
+
+#include <charconv>
+#include <cstdint>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace mlt::app {
+namespace {
+bool quiet_ = false;
+bool timings_ = false;
+}  // namespace
+
+void set_timings(bool on) { timings_ = on; }
+
+PhaseTimer::PhaseTimer(std::string name) : name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
+
+double PhaseTimer::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+PhaseTimer::~PhaseTimer() {
+  if (!timings_) return;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f s", seconds());
+  std::cerr << "mlt: time: " << name_ << " " << buf << (detail_.empty() ? "" : ", " + detail_) << '\n';
+}
+
+bool quiet() { return quiet_; }
+void set_quiet(bool q) { quiet_ = q; }
+void note(const std::string& message) {
+  if (!quiet_) std::cerr << "mlt: " << message << '\n';
+}
+
+namespace {
+// A finite number accepted by `ok`, described as `what` in --help and errors.
+CLI::Validator number_check(bool (*ok)(double), const std::string& what) {
+  return CLI::Validator(
+      [ok, what](std::string& s) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(s, &used);
+          if (used != s.size()) return "expected a number, got " + s;
+        } catch (...) {
+          return "expected a number, got " + s;
+        }
+        if (!std::isfinite(v) || !ok(v)) return "must be " + what + ", got " + s;
+        return "";
+      },
+      what);
+}
+}  // namespace
+
+CLI::Validator positive() {
+  return number_check([](double v) { return v > 0; }, "a finite number > 0");
+}
+CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 12 ||
+            std::stoull(s) == 0)
+          return "must be a whole number >= 1, got " + s;
+        return "";
+      },
+      "INTEGER>=1");
+}
+
+std::string flag_names(const std::string& message) {
+  std::string out;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    const std::size_t close = message[i] == '`' ? message.find('`', i + 1) : std::string::npos;
+    const std::string_view name =
+        close == std::string::npos ? std::string_view() : std::string_view(message).substr(i + 1, close - i - 1);
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string_view::npos) {
+      out += message[i];
+      continue;
+    }
+    out += "--";
+    for (char c : name) out += c == '_' ? '-' : c;
+    i = close;
+  }
+  return out;
+}
+
+CLI::Validator seed() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        std::uint64_t value = 0;
+        const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || error != std::errc() ||
+            end != s.data() + s.size())
+          return "a seed is a whole number from 0 to 18446744073709551615, got " + s;
+        return "";
+      },
+      "SEED");
+}
+
+}  // namespace mlt::app

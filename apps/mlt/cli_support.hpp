@@ -1,0 +1,67 @@
+// Command-line plumbing that knows nothing of data or models: library messages in
+// flag spelling, the CLI11 validators of the hand-written flags, --timings and
+// --quiet. Apart from data_options/model_io/output so that a command (or
+// param_flags.hpp) can take a flag check or a timer without the CSV and model glue.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <string>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/names.hpp"
+
+namespace mlt::app {
+
+// A library message as the command line says it: each parameter the library names
+// in backquotes (`max_iter`) becomes its flag (--max-iter).
+std::string flag_names(const std::string& message);
+
+// With --timings, each phase (read, fit, write, ...) reports its wall time on stderr.
+void set_timings(bool on);
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(std::string name);
+  ~PhaseTimer();
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+  void set_detail(std::string detail) { detail_ = std::move(detail); }
+  double seconds() const;
+
+ private:
+  std::string name_, detail_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Reports dropped rows (--na drop) on stderr unless quiet.
+void note(const std::string& message);
+bool quiet();
+void set_quiet(bool q);
+
+// A CLI11 validator accepting the names of enumeration E (mlt/core/names.hpp), its
+// canonical names listed in --help.
+template <typename E>
+CLI::Validator one_of() {
+  std::string list;
+  for (const std::string& n : canonical_names<E>()) list += (list.empty() ? "" : ",") + n;
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (name_table(E{}).accepts(s)) return "";
+        try {
+          parse_name<E>(s);
+        } catch (const UsageError& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "{" + list + "}");
+}
+
+// A CLI11 validator for finite numbers > 0, or whole numbers >= 1.
+CLI::Validator positive();
+CLI::Validator positive_integer();
+// Every --seed: unsigned 64-bit, written in decimal digits; a sign, another base or
+// a value past 2^64 - 1 is refused with the same message everywhere.
+CLI::Validator seed();
+
+}  // namespace mlt::app

@@ -1,0 +1,143 @@
+#include "data_options.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli_support.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/core/names.hpp"
+
+namespace mlt::app {
+namespace {
+void report_read(PhaseTimer& timer, const io::Table& t) {
+  const double mb = static_cast<double>(t.bytes) / 1e6;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%zu rows x %zu features, %.1f MB (%.0f MB/s)", t.n_rows(),
+                static_cast<std::size_t>(t.X.n_cols), mb, mb / std::max(timer.seconds(), 1e-9));
+  timer.set_detail(buf);
+}
+}  // namespace
+
+void add_data_options(CLI::App* cmd, DataOptions& opt) {
+  cmd->add_option("data", opt.path, "CSV file, - for standard input")->required();
+  cmd->add_flag("--no-header", opt.no_header, "The first line is data, not column names");
+  cmd->add_option("--delimiter", opt.delimiter, "Field delimiter: , ; or tab (default: detected)")
+      ->check(CLI::Validator(
+          [](std::string& d) {
+            return d == "," || d == ";" || d == "tab" || d == "\t" ? std::string()
+                                                                     : "expected , ; or tab, not \"" + d + "\"";
+          },
+          "{, ; tab}"));  // IsMember would print the accepted literal tab character in --help
+  cmd->add_option("--na", opt.na, "Missing values: error (stop at the first) or drop (skip the row)")
+      ->check(one_of<io::MissingPolicy>())
+      ->capture_default_str();
+  cmd->add_option("--ignore", opt.ignore, "Columns to skip (names or 1-based numbers, comma separated)")
+      ->delimiter(',');
+}
+
+io::CsvOptions csv_options(const DataOptions& opt) {
+  io::CsvOptions o;
+  o.header = !opt.no_header;
+  o.delimiter = opt.delimiter.empty() ? 0 : (opt.delimiter == "tab" ? '\t' : opt.delimiter[0]);
+  o.missing = parse_name<io::MissingPolicy>(opt.na);
+  return o;
+}
+
+namespace {
+void report_dropped(const io::Table& t) {
+  if (t.dropped_rows)
+    note(t.source + ": dropped " + std::to_string(t.dropped_rows) + (t.dropped_rows == 1 ? " row" : " rows") +
+         " with missing values");
+}
+}  // namespace
+
+io::Table read_training_data(const DataOptions& opt, const Names& text_columns) {
+  io::ColumnSelection sel;
+  sel.text = text_columns;
+  sel.ignore = opt.ignore;
+  PhaseTimer timer("read");
+  io::Table t = io::read_csv(opt.path, csv_options(opt), sel);
+  report_read(timer, t);
+  report_dropped(t);
+  return t;
+}
+
+io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const Names& text_columns) {
+  io::ColumnSelection sel;
+  sel.text = text_columns;
+  sel.ignore = opt.ignore;
+  const bool by_name = schema.header && !opt.no_header;
+  if (by_name) sel.features = schema.features;
+  io::Table t;
+  PhaseTimer timer("read");
+  try {
+    t = io::read_csv(opt.path, csv_options(opt), sel);
+    report_read(timer, t);
+  } catch (const UsageError& e) {
+    // A feature column the model needs is absent: that is the data's fault.
+    if (by_name) throw DataError(std::string(e.what()) + " (the model needs it)");
+    throw;
+  }
+  if (t.X.n_cols != schema.features.size())
+    throw DataError(t.source + ": model trained on " + std::to_string(schema.features.size()) +
+                    " features, input has " + std::to_string(t.X.n_cols));
+  report_dropped(t);
+  return t;
+}
+
+void add_target_option(CLI::App* cmd, Names& target, bool multiple) {
+  auto* o = cmd->add_option("--target", target,
+                            multiple ? "Target column(s), comma separated (default: the last column)"
+                                     : "Target column (default: the last column)");
+  if (multiple) o->delimiter(',');
+  else o->expected(1);
+}
+
+RegressionData read_regression_data(const DataOptions& opt, const Names& targets, const Names& extra_text) {
+  RegressionData d;
+  Names wanted = targets.empty() ? Names{io::kLastColumn} : targets;
+  const std::size_t n_targets = wanted.size();
+  wanted.insert(wanted.end(), extra_text.begin(), extra_text.end());
+  d.table = read_training_data(opt, wanted);
+  d.Y.set_size(d.table.n_rows(), n_targets);
+  for (std::size_t t = 0; t < n_targets; ++t) {
+    const auto& col = d.table.text[t];
+    d.Y.col(t) = parse_numeric_target(col.values, col.name, d.table.source, d.table.lines);
+    d.target_names.push_back(col.name);
+  }
+  return d;
+}
+
+ClassificationData read_classification_data(const DataOptions& opt, const std::string& target,
+                                            const Names& extra_text) {
+  ClassificationData d;
+  Names wanted{target.empty() ? std::string(io::kLastColumn) : target};
+  wanted.insert(wanted.end(), extra_text.begin(), extra_text.end());
+  d.table = read_training_data(opt, wanted);
+  const auto& col = d.table.text[0];
+  d.target = col.name;
+  if (looks_continuous(col.values))
+    throw DataError(d.table.source + ": target column \"" + col.name +
+                    "\" holds non-integer numbers: labels look continuous (a regression target?)");
+  d.y = d.encoder.fit_encode(col.values);
+  if (d.encoder.n_classes() < 2)
+    throw DataError(d.table.source + ": only one class (\"" + d.encoder.classes()[0] + "\") in column \"" +
+                    col.name + "\"; a classifier needs at least two");
+  return d;
+}
+
+arma::mat regression_truth(const io::Table& t, const DataSchema& schema) {
+  const Names& names = schema.targets.empty() ? Names{schema.target} : schema.targets;
+  arma::mat Y(t.n_rows(), names.size());
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const auto& col = t.text_column(names[j]);
+    Y.col(j) = parse_numeric_target(col.values, col.name, t.source, t.lines);
+  }
+  return Y;
+}
+
+Labels class_truth(const io::Table& t, const DataSchema& schema) {
+  return LabelEncoder(schema.classes).encode(t.text_column(schema.target).values, t.source, &t.lines);
+}
+
+}  // namespace mlt::app

@@ -1,0 +1,57 @@
+// What commands write besides models: CSV files (CsvWriter, write_csv) and the
+// score reports of `score` and `cv` (text lines or JSON on standard output). Apart
+// because only the verbs that predict, transform or score need it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mlt/core/types.hpp"
+#include "mlt/io/file.hpp"
+
+namespace mlt::app {
+
+// A CSV written cell by cell into a buffer handed to an io::OutputFile every 64 KiB;
+// nothing appears at `path` until commit() (temporary file, then rename).
+class CsvWriter {
+ public:
+  explicit CsvWriter(const std::string& path, char delimiter = ',') : out_(path), delimiter_(delimiter) {}
+  void text(std::string_view cell);  // quoted when it needs to be
+  void number(double value);         // shortest round-trip decimal
+  void end_row();
+  void commit();
+
+ private:
+  void separate();
+  io::OutputFile out_;
+  char delimiter_;
+  std::string buf_;
+  bool first_ = true;
+};
+
+// Writes a CSV: header `names`, rows of `values` (n x k), optionally preceded by
+// text columns.
+struct CsvColumns {
+  Names text_names;
+  std::vector<const std::vector<std::string>*> text;  // each n entries
+  Names names;
+  const arma::mat* values = nullptr;
+};
+void write_csv(const std::string& path, const CsvColumns& columns);
+
+// Prints scores: "name value" lines, or one JSON object with --json.
+void print_scores(const std::vector<std::pair<std::string, double>>& scores, bool json,
+                  const nlohmann::json& extra = nullptr);
+
+// The score lines of `mlt <algo> score`: mse, rmse, mae, r2 ...
+std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y, const arma::mat& prediction);
+// ... and a classifier's report: accuracy, balanced_accuracy, f1_macro, log_loss (when
+// probabilities are given), then the confusion matrix by class name (as text, or in
+// the JSON object with --json), on standard output.
+void print_classification_scores(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
+                                 const Names& classes, bool json);
+
+}  // namespace mlt::app
