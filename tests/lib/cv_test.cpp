@@ -247,6 +247,39 @@ TEST_CASE("grid: the product, last axis fastest") {
                   UsageError);
 }
 
+TEST_CASE("grid: an axis not in use at a point is not crossed there") {
+  // kernel x degree x lambda, degree in use with poly only: rbf keeps degree's first
+  // value, poly takes both; the order is the product's, the points left out skipped.
+  const std::vector<cv::Axis> axes = {cv::parse_axis("--kernel", "kernel", cv::ValueKind::text, "rbf,poly"),
+                                      cv::parse_axis("--degree", "degree", cv::ValueKind::integer, "2,3"),
+                                      cv::parse_axis("--lambda", "lambda", cv::ValueKind::real, "0.1,1")};
+  const cv::Grid::InUse poly_degree = [](const std::vector<cv::Value>& p) {
+    return std::vector<bool>{true, p[0].text == "poly", true};
+  };
+  const cv::Grid g(axes, poly_degree);
+  REQUIRE(g.size() == 6);  // rbf x 2 lambdas + poly x 2 degrees x 2 lambdas
+  CHECK(g.describe(0) == "kernel=rbf, lambda=0.1");
+  CHECK(g.describe(1) == "kernel=rbf, lambda=1");
+  CHECK(g.describe(2) == "kernel=poly, degree=2, lambda=0.1");
+  CHECK(g.describe(5) == "kernel=poly, degree=3, lambda=1");
+  CHECK_FALSE(g.in_use(0, 1));
+  CHECK(g.in_use(0, 2));
+  CHECK(g.in_use(3, 1));
+  CHECK(g.point(0)[1].number == 2);  // the first value stands in for the axis not in use
+  // Grouping along lambda stays within the kept points.
+  CHECK(g.with_axis_at_first(1, 2) == 0);
+  CHECK(g.with_axis_at_first(5, 2) == 4);
+  CHECK(g.with_axis_at_first(4, 1) == 2);
+  // Nothing left out: the plain product, indices and all.
+  const cv::Grid all(axes, [](const std::vector<cv::Value>&) { return std::vector<bool>(3, true); });
+  const cv::Grid plain(axes);
+  REQUIRE(all.size() == plain.size());
+  for (std::size_t i = 0; i < all.size(); ++i) CHECK(all.describe(i) == plain.describe(i));
+  // An axis in use nowhere is refused.
+  CHECK_THROWS_AS(cv::Grid(axes, [](const std::vector<cv::Value>&) { return std::vector<bool>{true, false, true}; }),
+                  UsageError);
+}
+
 namespace {
 // A grid of one axis "v" with the given values, for driver tests.
 cv::Grid values_grid(const std::string& values) {
