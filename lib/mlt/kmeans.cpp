@@ -373,7 +373,7 @@ KMeans KMeans::load(const io::ModelReader& in) {
   p.n_init = in.get<std::size_t>("/params/n_init");
   p.max_iter = in.get<std::size_t>("/params/max_iter");
   p.tol = in.get<double>("/params/tol");
-  p.local_trials = in.get<std::size_t>("/params/local_trials");
+  p.local_trials = in.get_or<std::size_t>("/params/local_trials", 0);  // kmeans++ only
   p.seed = in.get<std::uint64_t>("/params/seed");
   p.standardize = in.get<bool>("/params/standardize");
   KMeans km(p);

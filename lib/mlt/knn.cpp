@@ -269,13 +269,9 @@ const ParamTable<KnnParams>& KnnParams::table() {
 void Knn::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();
-  h["params"] = {{"k", params_.k},
-                 {"regression", params_.regression},
-                 {"weights", name_of(params_.weights)},
-                 {"metric", name_of(params_.metric)},
-                 {"algorithm", name_of(params_.algorithm)},
-                 {"standardize", params_.standardize},
-                 {"kernel", params_.kernel.has_value()}};
+  h["params"] = params_json(KnnParams::table(), params_);  // "kernel": whether a kernel section follows
+  // gamma as resolved (from sigma, or 1 / n_features), as header()["kernel"] has it.
+  if (params_.kernel && h["params"].contains("gamma")) h["params"]["gamma"] = kernel_.gamma();
   if (params_.kernel) kernel_.save(out);
   h["fitted"] = {{"n_features", n_features()},
                  {"n_train", n_train()},
@@ -295,7 +291,7 @@ Knn Knn::load(const io::ModelReader& in) {
   p.regression = in.get<bool>("/params/regression");
   try {
     p.weights = parse_name<KnnWeights>(in.get<std::string>("/params/weights"));
-    p.metric = parse_name<knn::Metric>(in.get<std::string>("/params/metric"));
+    p.metric = parse_name<knn::Metric>(in.get_or<std::string>("/params/metric", "euclidean"));  // none with a kernel
     p.algorithm = parse_name<knn::Algorithm>(in.get<std::string>("/params/algorithm"));
   } catch (const UsageError& e) {
     in.fail(e.what());

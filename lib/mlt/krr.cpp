@@ -311,16 +311,9 @@ void Krr::save(io::ModelWriter& out) const {
   require_fitted();
   kernel_.save(out);
   auto& h = out.header();
-  h["params"] = {{"lambda", params_.lambda},
-                 {"standardize", params_.standardize},
-                 {"nystrom", params_.nystrom},
-                 {"landmarks", name_of(params_.landmarks)},
-                 {"seed", params_.seed},
-                 // The resolved kernel, repeated from header()["kernel"] for `mlt info`.
-                 {"kernel", name_of(kernel_.params().type)},
-                 {"gamma", kernel_.gamma()},
-                 {"degree", kernel_.params().degree},
-                 {"coef0", kernel_.params().coef0}};
+  h["params"] = params_json(KrrParams::table(), params_);
+  // gamma as resolved (from sigma, or 1 / n_features), as header()["kernel"] has it.
+  if (h["params"].contains("gamma")) h["params"]["gamma"] = kernel_.gamma();
   h["fitted"] = {{"n_features", n_features()},
                  {"n_targets", n_targets()},
                  {"n_train", n_train_},
@@ -340,11 +333,11 @@ Krr Krr::load(const io::ModelReader& in) {
   p.standardize = in.get<bool>("/params/standardize");
   p.nystrom = in.get<std::size_t>("/params/nystrom");
   try {
-    p.landmarks = parse_name<LandmarkMethod>(in.get<std::string>("/params/landmarks"));
+    p.landmarks = parse_name<LandmarkMethod>(in.get_or<std::string>("/params/landmarks", "uniform"));
   } catch (const UsageError&) {
     in.fail("unknown landmark method");
   }
-  p.seed = in.get<std::uint64_t>("/params/seed");
+  p.seed = in.get_or<std::uint64_t>("/params/seed", kDefaultSeed);  // both Nyström only
   if (!(p.lambda >= 0)) in.fail("lambda must be >= 0");
   Krr k(p);
   k.kernel_ = Kernel::load(in);

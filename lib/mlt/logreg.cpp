@@ -448,6 +448,7 @@ const ParamTable<LogRegParams>& LogRegParams::table() {
       p.kernelized = true;
       p.kernel.type = parse_name<KernelType>(v.text);
     };
+    kernel.json = [](const P& p) { return nlohmann::json(p.kernelized ? std::string(name_of(p.kernel.type)) : "none"); };
     kernel.show_default = false;
     d.push_back(std::move(kernel));
     for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
@@ -486,14 +487,10 @@ const ParamTable<LogRegParams>& LogRegParams::table() {
 void LogReg::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();
-  h["params"] = {{"lambda", params_.lambda},
-                 {"fit_intercept", params_.fit_intercept},
-                 {"standardize", params_.standardize},
-                 {"class_weight", params_.balanced ? "balanced" : "none"},
-                 {"multiclass", name_of(params_.multiclass)},
-                 {"tol", params_.tol},
-                 {"max_iter", params_.max_iter},
-                 {"kernelized", params_.kernelized}};
+  h["params"] = params_json(LogRegParams::table(), params_);
+  h["params"]["kernelized"] = params_.kernelized;
+  // gamma as resolved (from sigma, or 1 / n_features), as header()["kernel"] has it.
+  if (params_.kernelized && h["params"].contains("gamma")) h["params"]["gamma"] = kernel_.gamma();
   // For ovr the K problems are independent: the total objective is the sum of theirs
   // and the joint gradient's norm is the root of their squared norms.
   // The probability bound is the worst of theirs.

@@ -455,17 +455,19 @@ Perceptron Perceptron::load(const io::ModelReader& in) {
   p.eta = in.get<double>("/params/eta");
   p.max_epochs = in.get<std::size_t>("/params/max_epochs");
   p.shuffle = in.get<bool>("/params/shuffle");
-  p.seed = in.get<std::uint64_t>("/params/seed");
+  p.seed = in.get_or<std::uint64_t>("/params/seed", kDefaultSeed);  // with shuffle only
   p.average = in.get<bool>("/params/average");
   p.standardize = in.get<bool>("/params/standardize");
   p.fit_intercept = in.get<bool>("/params/fit_intercept");
   const auto kernel_name = in.get<std::string>("/params/kernel");
   p.kernelized = kernel_name != "none";
-  // The parameters as given (gamma 0: the default); the resolved kernel is /kernel.
-  p.kernel.gamma = in.get<double>("/params/gamma");
-  p.kernel.sigma = in.get<double>("/params/sigma");
-  p.kernel.degree = in.get<double>("/params/degree");
-  p.kernel.coef0 = in.get<double>("/params/coef0");
+  // The parameters as given (gamma 0: the default), each where its kernel has it; the
+  // resolved kernel is /kernel.
+  const KernelParams defaults;
+  p.kernel.gamma = in.get_or<double>("/params/gamma", defaults.gamma);
+  p.kernel.sigma = in.get_or<double>("/params/sigma", defaults.sigma);
+  p.kernel.degree = in.get_or<double>("/params/degree", defaults.degree);
+  p.kernel.coef0 = in.get_or<double>("/params/coef0", defaults.coef0);
   if (!(p.eta > 0) || !std::isfinite(p.eta) || p.max_epochs < 1) in.fail("invalid perceptron parameters");
   Perceptron m(p);
   const auto n_features = in.get<std::size_t>("/fitted/n_features");

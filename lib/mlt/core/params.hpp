@@ -253,11 +253,14 @@ Param<P> applies_if(Param<P> d, std::type_identity_t<std::function<bool(const P&
   return d;
 }
 
-// The model header's "params": every parameter's value, by name.
+// The model header's "params": the value of every parameter that applies, by name (a
+// kernel's degree only with the poly kernel). Loaders read the others with their
+// defaults (ModelReader::get_or).
 template <class P>
 nlohmann::json params_json(const ParamTable<P>& table, const P& p) {
   nlohmann::json j = nlohmann::json::object();
-  for (const Param<P>& d : table) j[d.name] = d.json(p);
+  for (const Param<P>& d : table)
+    if (!d.applies || d.applies(p)) j[d.name] = d.json(p);
   return j;
 }
 
