@@ -1,6 +1,8 @@
 #include "mlt/io/file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,24 +75,72 @@ void install_cleanup_handlers() {
   }
 }
 
+namespace {
+
+// The file a chain of symbolic links ends at (which may not exist yet: a dangling
+// link is written through, creating its target, as open(2) would).
+std::string resolve_links(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::vector<char> buf(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 255) + 2);
+    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n < 0) throw OutputError(path + ": cannot read the link: " + std::strerror(errno));
+    const std::string link(buf.data(), static_cast<std::size_t>(n));
+    p = link.starts_with('/') ? link : directory_of(p) + "/" + link;
+  }
+  throw OutputError(path + ": cannot create: " + std::strerror(ELOOP));
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
 OutputFile::OutputFile(const std::string& path) : path_(path) {
   if (path == "-") {
     fd_ = 1;
     return;
   }
+  target_ = resolve_links(path);
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw OutputError(path + ": is a directory");
-  const std::string dir = directory_of(path);
-  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw OutputError(path + ": is a directory");
+  if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device or a FIFO: written in place. Renaming a file over it would replace
+    // the device (run as root, -o /dev/null would destroy /dev/null).
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) throw OutputError(path + ": cannot open: " + std::strerror(errno));
+    owns_fd_ = true;
+    buffer_.reserve(1 << 20);
+    return;
+  }
+  const std::string dir = directory_of(target_);
   // Hidden name beside the target, so the rename stays on one file system.
-  std::string templ = (dir == "." && path.find('/') == std::string::npos ? std::string() : dir + "/") +
-                      "." + base + ".tmp-XXXXXX";
-  std::vector<char> name(templ.begin(), templ.end());
-  name.push_back('\0');
-  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
-  if (fd_ < 0) throw OutputError(path + ": cannot create: " + std::strerror(errno));
-  temp_path_ = name.data();
+  const std::string templ = (target_.find('/') == std::string::npos ? std::string() : dir + "/") + "." +
+                            base_name(target_) + ".tmp-XXXXXX";
+  for (int attempt = 0;; ++attempt) {
+    std::vector<char> name(templ.begin(), templ.end());
+    name.push_back('\0');
+    fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd_ < 0) throw OutputError(path + ": cannot create: " + std::strerror(errno));
+    owns_fd_ = true;
+    temp_path_ = name.data();
+    // The lock marks the temporary as in use: remove_stale_temporaries() of another
+    // run removes only unlocked ones, and the kernel drops the lock when this process
+    // dies, however it dies. Between creating and locking, another run may have taken
+    // the file for stale and removed it; then start again.
+    struct stat mine, there;
+    const bool locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    if ((locked || errno != EWOULDBLOCK) && ::fstat(fd_, &mine) == 0 && ::stat(temp_path_.c_str(), &there) == 0 &&
+        mine.st_ino == there.st_ino && mine.st_dev == there.st_dev)
+      break;
+    ::close(fd_);
+    fd_ = -1;
+    if (attempt == 3) throw OutputError(path + ": cannot create a temporary file beside it");
+  }
   slot_ = claim_slot(temp_path_);
   // mkstemp creates 0600; give the file the permissions a plain creat() would.
   mode_t mask = ::umask(0);
@@ -100,7 +150,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
 }
 
 OutputFile::~OutputFile() {
-  if (fd_ > 1) ::close(fd_);
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
   if (!committed_ && !temp_path_.empty()) ::unlink(temp_path_.c_str());
   if (slot_ >= 0) slot_used[slot_].store(false);
 }
@@ -123,21 +173,52 @@ void OutputFile::flush() {
 
 void OutputFile::commit() {
   flush();
-  if (fd_ == 1) return;
+  if (!owns_fd_) return;  // standard output
+  if (temp_path_.empty()) {  // a device or FIFO: no fsync (a character device may refuse it)
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) throw IoError(path_ + ": write failed: " + std::strerror(errno));
+    committed_ = true;
+    return;
+  }
   if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
     int err = errno;
     fd_ = -1;
     throw IoError(path_ + ": write failed: " + std::strerror(err));
   }
   fd_ = -1;
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0)
     throw OutputError(path_ + ": cannot rename into place: " + std::strerror(errno));
   committed_ = true;
-  int dfd = ::open(directory_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dfd = ::open(directory_of(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
+  remove_stale_temporaries();
+}
+
+// Temporaries of this target whose run was killed (SIGKILL, SIGXFSZ: no handler runs)
+// are known by name and by holding no lock; one that a running process still writes
+// is locked and kept.
+void OutputFile::remove_stale_temporaries() const {
+  const std::string dir = directory_of(target_);
+  const std::string prefix = "." + base_name(target_) + ".tmp-";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* entry = ::readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name.size() != prefix.size() + 6 || !name.starts_with(prefix)) continue;
+    const std::string stale = (target_.find('/') == std::string::npos ? std::string() : dir + "/") + name;
+    if (stale == temp_path_) continue;
+    const int fd = ::open(stale.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) continue;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0)
+      ::unlink(stale.c_str());
+    ::close(fd);
+  }
+  ::closedir(d);
 }
 
 std::string read_whole_file(const std::string& path) {

@@ -1,6 +1,14 @@
 // Files in and out, with the guarantees scripts rely on: an output is written to a
 // temporary file beside its target and renamed into place only when complete, so a
 // failed or interrupted run leaves the previous file (or none), never half a file.
+//
+// What the target is decides how it is written, as GNU tools do:
+//   absent or a regular file  temporary beside it, renamed over it on commit
+//   a symbolic link           the same, for the file the link resolves to: the link stays
+//   a character device, FIFO  opened and written directly (/dev/null, /dev/stdout, a
+//   (anything not a regular   pipe): renaming over one would replace the device itself
+//   file or directory)
+//   a directory               refused (OutputError)
 #pragma once
 
 #include <string>
@@ -15,8 +23,9 @@ void install_cleanup_handlers();
 class OutputFile {
  public:
   // "-" is standard output (written through, no temporary). Otherwise the temporary
-  // file is created at once, so an unwritable place fails (OutputError) before any
-  // long computation.
+  // file (or the device) is opened at once, so an unwritable place fails
+  // (OutputError) before any long computation. Temporaries of the same target left
+  // by killed runs (SIGKILL, SIGXFSZ) are removed on commit.
   explicit OutputFile(const std::string& path);
   ~OutputFile();  // an uncommitted temporary is removed
   OutputFile(const OutputFile&) = delete;
@@ -25,16 +34,19 @@ class OutputFile {
   // Buffered; throws IoError (disk full, ...) or BrokenPipe (reader gone).
   void write(std::string_view data);
   // Flushes, syncs, and renames the temporary onto the target (then syncs the
-  // directory, so the rename itself survives a crash).
+  // directory, so the rename itself survives a crash). A device is only flushed.
   void commit();
   const std::string& path() const { return path_; }
 
  private:
   void flush();
+  void remove_stale_temporaries() const;
   std::string path_;
-  std::string temp_path_;
+  std::string target_;     // path_ with symbolic links resolved: what is replaced
+  std::string temp_path_;  // empty when writing directly (standard output, a device)
   std::string buffer_;
   int fd_ = -1;
+  bool owns_fd_ = false;  // false for standard output
   int slot_ = -1;  // in the signal handler's list of temporaries
   bool committed_ = false;
 };
