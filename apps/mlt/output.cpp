@@ -1,6 +1,9 @@
 #include "output.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "mlt/core/error.hpp"
 
 #include "mlt/io/number_format.hpp"
 #include "mlt/metrics.hpp"
@@ -18,6 +21,11 @@ void CsvWriter::text(std::string_view cell) {
 }
 
 void CsvWriter::number(double value) {
+  // The last line of defence of "no NaN output ever": a non-finite result that the
+  // estimator did not refuse stops the write, and nothing appears at the target.
+  if (!std::isfinite(value))
+    throw DataError(out_.path() + ": line " + std::to_string(rows_ + 1) +
+                    ": a result is not finite (inf or NaN): the input or the model is out of range");
   separate();
   io::append_number(buf_, value);
 }
@@ -25,6 +33,7 @@ void CsvWriter::number(double value) {
 void CsvWriter::end_row() {
   buf_ += '\n';
   first_ = true;
+  ++rows_;
   if (buf_.size() > (1 << 16)) {
     out_.write(buf_);
     buf_.clear();

@@ -30,6 +30,7 @@ class CsvWriter {
   char delimiter_;
   std::string buf_;
   bool first_ = true;
+  std::size_t rows_ = 0;  // lines ended, the header included
 };
 
 // Writes a CSV: header `names`, rows of `values` (n x k), optionally preceded by

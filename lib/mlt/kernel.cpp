@@ -96,6 +96,10 @@ Kernel Kernel::load(const io::ModelReader& in) {
   p.degree = in.get<double>("/kernel/degree");
   p.coef0 = in.get<double>("/kernel/coef0");
   if (!(p.gamma > 0)) in.fail("kernel gamma must be > 0");
+  // What a fit accepts (kernel_param_table): a fractional degree would raise a
+  // negative base to a fractional power, NaN in every prediction.
+  if (p.type == KernelType::poly && !(p.degree >= 1 && p.degree <= 100 && p.degree == std::floor(p.degree)))
+    in.fail("field /kernel/degree must be a whole number from 1 to 100");
   p.sigma = 0;  // gamma is already resolved
   try {
     return Kernel(p, 1);

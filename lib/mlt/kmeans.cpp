@@ -389,18 +389,17 @@ KMeans KMeans::load(const io::ModelReader& in) {
     km.shift_ = in.matrix("mean", 1, n_features);
   }
   in.matrix("centroids", k, n_features);  // present and of the right shape
-  if (in.header().contains("info")) {
-    const auto& info = in.header()["info"];
-    km.energy_ = info.value("energy", 0.0);
-    km.n_iter_ = info.value("iterations", std::size_t(0));
-    km.restart_energies_ = info.value("restart_energies", std::vector<double>{});
-    const auto best = info.value("best_restart", std::size_t(1));  // 1-based in the file
-    km.best_restart_ = best > 0 ? best - 1 : 0;
-    for (auto stop : {KMeansStop::no_change, KMeansStop::tol, KMeansStop::max_iter})
-      if (info.value("stopped_by", std::string()) == name_of(stop)) km.stop_ = stop;
-    if (info.contains("cluster_sizes") && info["cluster_sizes"].is_array() && info["cluster_sizes"].size() == k)
-      km.sizes_ = arma::conv_to<arma::uvec>::from(info["cluster_sizes"].get<std::vector<arma::uword>>());
-  }
+  // What `mlt info` reports of the fit; absent from files written before it was kept.
+  km.energy_ = in.get_or<double>("/info/energy", 0.0);
+  km.n_iter_ = in.get_or<std::size_t>("/info/iterations", 0);
+  km.restart_energies_ = in.get_or<std::vector<double>>("/info/restart_energies", {});
+  const auto best = in.get_or<std::size_t>("/info/best_restart", 1);  // 1-based in the file
+  km.best_restart_ = best > 0 ? best - 1 : 0;
+  const std::string stopped_by = in.get_or<std::string>("/info/stopped_by", "");
+  for (auto stop : {KMeansStop::no_change, KMeansStop::tol, KMeansStop::max_iter})
+    if (stopped_by == name_of(stop)) km.stop_ = stop;
+  const auto sizes = in.get_or<std::vector<arma::uword>>("/info/cluster_sizes", {});
+  if (sizes.size() == k) km.sizes_ = arma::conv_to<arma::uvec>::from(sizes);
   return km;
 }
 

@@ -316,7 +316,10 @@ Knn Knn::load(const io::ModelReader& in) {
     model.Y_ = in.matrix("train_Y", n, t);
   } else {
     const auto n_classes = in.get<std::size_t>("/fitted/n_classes");
-    if (n_classes == 0) in.fail("invalid number of classes");
+    // Each class of a fit has at least one training row: more classes than rows is a
+    // lie, refused before anything of that size (the vote's counts) is allocated.
+    if (n_classes == 0 || n_classes > n)
+      in.fail("/fitted/n_classes is " + std::to_string(n_classes) + ", expected 1 to n_train = " + std::to_string(n));
     const arma::vec y = in.vector("train_y", n);
     model.y_.set_size(n);
     for (arma::uword i = 0; i < n; ++i) {

@@ -47,7 +47,12 @@ Labels LabelEncoder::encode(const std::vector<std::string>& labels, const std::s
 
 std::vector<std::string> LabelEncoder::decode(const Labels& indices) const {
   std::vector<std::string> out(indices.n_elem);
-  for (arma::uword i = 0; i < indices.n_elem; ++i) out[i] = classes_.at(indices[i]);
+  for (arma::uword i = 0; i < indices.n_elem; ++i) {
+    if (indices[i] >= classes_.size())
+      throw DataError("class index " + std::to_string(indices[i]) + " has no name: the model lists " +
+                      std::to_string(classes_.size()) + " classes");
+    out[i] = classes_[indices[i]];
+  }
   return out;
 }
 

@@ -389,6 +389,13 @@ arma::mat LogReg::decision_function(const arma::mat& X) const {
     }
   }
   S.each_row() += intercept_.t();
+  // Finite coefficients and inputs can still give an infinite score (a model file
+  // with coefficients near 1e308); softmax of inf - inf is NaN. Refuse instead.
+  if (!S.is_finite()) {
+    const arma::uword at = arma::uvec(arma::find_nonfinite(S))[0] % S.n_rows;
+    throw DataError("row " + std::to_string(at + 1) +
+                    ": the decision scores overflow (coefficients times features beyond the range of a double)");
+  }
   return S;
 }
 

@@ -1,6 +1,7 @@
 #include "mlt/io/model_file.hpp"
 
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -110,7 +111,10 @@ std::string ModelWriter::bytes() const {
   std::string out;
   out += kMagic;
   out += std::to_string(kModelFormatVersion) + "\n";
-  out += header_.dump() + "\n";
+  // Labels and column names are valid UTF-8 (read_csv refuses others); what else may
+  // not be (a file name, the command line in "provenance") is informational, and is
+  // written with U+FFFD in place of the invalid bytes rather than refused.
+  out += header_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::size_t binary_bytes = 0;
   for (const auto& [name, m] : matrices_)
     if (m.n_elem > kModelTextMaxValues) binary_bytes += m.n_elem * 8 + name.size() + 64;
@@ -142,6 +146,49 @@ std::string ModelWriter::bytes() const {
 
 void ModelReader::fail(const std::string& message) const {
   throw ModelError(source_ + ": " + message);
+}
+
+bool ModelReader::has(const std::string& pointer) const {
+  try {
+    return header_.contains(nlohmann::json::json_pointer(pointer));
+  } catch (const nlohmann::json::exception&) {
+    return false;  // a parent on the way is not an object or array
+  }
+}
+
+const nlohmann::json& ModelReader::at(const std::string& pointer) const {
+  if (!has(pointer)) fail("missing field " + pointer);
+  return header_.at(nlohmann::json::json_pointer(pointer));
+}
+
+void ModelReader::check_type(const std::string& pointer, const nlohmann::json& v, const bool*) const {
+  if (!v.is_boolean()) fail("field " + pointer + " must be true or false, found " + v.type_name());
+}
+
+void ModelReader::check_type(const std::string& pointer, const nlohmann::json& v, const double*) const {
+  if (!v.is_number()) fail("field " + pointer + " must be a number, found " + v.type_name());
+  if (!std::isfinite(v.get<double>())) fail("field " + pointer + " must be finite");
+}
+
+void ModelReader::check_type(const std::string& pointer, const nlohmann::json& v, const std::string*) const {
+  if (!v.is_string()) fail("field " + pointer + " must be a string, found " + v.type_name());
+}
+
+// A whole number in [lo, hi]: a JSON integer, or a float that is one exactly (a file
+// edited by a tool that writes 3.0). long double holds every 64-bit integer exactly.
+void ModelReader::check_whole(const std::string& pointer, const nlohmann::json& v, long double lo,
+                              long double hi) const {
+  bool ok = false;
+  if (v.is_number_unsigned()) ok = static_cast<long double>(v.get<std::uint64_t>()) <= hi;
+  else if (v.is_number_integer()) ok = static_cast<long double>(v.get<std::int64_t>()) >= lo &&
+                                       static_cast<long double>(v.get<std::int64_t>()) <= hi;
+  else if (v.is_number_float()) {
+    const double d = v.get<double>();
+    ok = std::isfinite(d) && d == std::floor(d) && d >= lo && d <= hi && std::abs(d) < 9007199254740992.0;
+  }
+  if (!ok)
+    fail("field " + pointer + " must be a whole number" + (lo == 0 ? " >= 0" : "") + ", found " +
+         (v.is_number() ? v.dump() : std::string(v.type_name())));
 }
 
 void ModelReader::expect_kind(const std::string& kind) const {
@@ -192,6 +239,14 @@ ModelReader ModelReader::parse(std::string_view bytes, const std::string& source
   if (!r.header_.is_object() || !r.header_.contains("kind") || !r.header_["kind"].is_string())
     r.fail("line 2: header has no kind");
   r.kind_ = r.header_["kind"].get<std::string>();
+  // The sections every reader walks as objects (mlt info lists them key by key).
+  for (const char* section : {"data", "params", "fitted", "info", "kernel", "provenance"})
+    if (r.header_.contains(section) && !r.header_[section].is_object())
+      r.fail("line 2: field /" + std::string(section) + " must be an object, found " + r.header_[section].type_name());
+  if (r.header_.contains("format_version") &&
+      !(r.header_["format_version"].is_number_unsigned() && r.header_["format_version"].get<std::uint64_t>() == version))
+    r.fail("line 2: field /format_version does not match the format version " + std::to_string(version) +
+           " of line 1");
 
   for (;;) {
     std::string_view line = lines.next();
@@ -212,8 +267,11 @@ ModelReader ModelReader::parse(std::string_view bytes, const std::string& source
     // A size the file cannot hold is a lie, caught before allocating anything: a
     // binary value takes 8 bytes (then one '\n'), a text value at least two ("0 " or
     // "0\n").
+    // An empty matrix holds no values but still states its sizes: each is bounded by
+    // the bytes left too (a text row is at least its '\n'), so a 10^12 x 0 section is
+    // refused rather than shown as 10^12 empty rows.
     const std::uint64_t per_value = binary ? 8 : 2;
-    if (rows != 0 && cols > lines.remaining() / per_value / rows)
+    if (rows > lines.remaining() || cols > lines.remaining() || (rows != 0 && cols > lines.remaining() / per_value / rows))
       r.fail(where + what + name + " declares " + std::to_string(rows) + "x" + std::to_string(cols) +
              " values, more than the file holds");
     if (r.matrices_.count(name)) r.fail(where + "matrix " + name + " appears twice");
@@ -312,6 +370,32 @@ DataSchema read_schema(const ModelReader& in) {
     }
   }
   if (s.features.empty()) in.fail("no feature columns recorded");
+  // The names must agree with the sizes the model was fitted with: every output CSV
+  // takes its header from them, and a label is decoded by indexing them.
+  const auto distinct = [&in](const std::vector<std::string>& names, const std::string& field) {
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) in.fail(field + " has a name twice");
+  };
+  distinct(s.features, "/data/features");
+  distinct(s.classes, "/data/classes");
+  distinct(s.targets, "/data/targets");
+  const auto n_features = in.get_or<std::size_t>("/fitted/n_features", s.features.size());
+  if (n_features != s.features.size())
+    in.fail("/data/features has " + std::to_string(s.features.size()) + " names, /fitted/n_features is " +
+            std::to_string(n_features));
+  const auto n_targets = in.get_or<std::size_t>("/fitted/n_targets", 0);
+  // `cv --refit` has recorded a single target only as "target".
+  if (n_targets == 1 && s.targets.empty() && !s.target.empty()) s.targets = {s.target};
+  if (n_targets > 0 && s.targets.size() != n_targets)
+    in.fail("/data/targets has " + std::to_string(s.targets.size()) + " names, /fitted/n_targets is " +
+            std::to_string(n_targets));
+  if (n_targets == 0 && in.has("/fitted/n_classes")) {
+    const auto n_classes = in.get<std::size_t>("/fitted/n_classes");
+    if (n_classes > 0 && s.classes.size() != n_classes)
+      in.fail("/data/classes has " + std::to_string(s.classes.size()) + " names, /fitted/n_classes is " +
+              std::to_string(n_classes));
+  }
   return s;
 }
 

@@ -27,7 +27,9 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <map>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -80,14 +82,17 @@ class ModelReader {
   const arma::mat& matrix(const std::string& name, arma::uword rows = 0, arma::uword cols = 0) const;
   arma::vec vector(const std::string& name, arma::uword size = 0) const;
 
-  // A typed value from the header by JSON pointer ("/params/lambda"); ModelError if
-  // missing or of another type.
+  // A typed value from the header by JSON pointer ("/params/lambda"); ModelError
+  // naming the field if it is missing or of another type. Checked before converting,
+  // since nlohmann's conversions are lenient where a model file must not be: a bool
+  // or a fraction would become a size, -1 would become 2^64 - 1. Whole numbers
+  // (unsigned T) must be whole and in T's range; reals finite.
   template <typename T>
   T get(const std::string& pointer) const {
-    const nlohmann::json::json_pointer ptr(pointer);
-    if (!header_.contains(ptr)) fail("missing field " + pointer);
+    const nlohmann::json& v = at(pointer);
+    check_type(pointer, v, static_cast<const T*>(nullptr));
     try {
-      return header_.at(ptr).get<T>();
+      return v.get<T>();
     } catch (const nlohmann::json::exception&) {
       fail("field " + pointer + " has the wrong type");
     }
@@ -97,12 +102,38 @@ class ModelReader {
   // is there with another type.
   template <typename T>
   T get_or(const std::string& pointer, T fallback) const {
-    if (!header_.contains(nlohmann::json::json_pointer(pointer))) return fallback;
+    if (!has(pointer)) return fallback;
     return get<T>(pointer);
   }
+  // Whether the header has this field (false, not an error, when a parent on the way
+  // is not an object).
+  bool has(const std::string& pointer) const;
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
+  const nlohmann::json& at(const std::string& pointer) const;
+  void check_type(const std::string& pointer, const nlohmann::json& v, const bool*) const;
+  void check_type(const std::string& pointer, const nlohmann::json& v, const double*) const;
+  void check_type(const std::string& pointer, const nlohmann::json& v, const std::string*) const;
+  template <typename I>
+    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
+  void check_type(const std::string& pointer, const nlohmann::json& v, const I*) const {
+    check_whole(pointer, v, static_cast<long double>(std::numeric_limits<I>::min()),
+                static_cast<long double>(std::numeric_limits<I>::max()));
+  }
+  void check_whole(const std::string& pointer, const nlohmann::json& v, long double lo, long double hi) const;
+  template <typename E>
+  void check_type(const std::string& pointer, const nlohmann::json& v, const std::vector<E>*) const {
+    if (!v.is_array()) fail("field " + pointer + " must be an array, found " + v.type_name());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      check_type(pointer + "/" + std::to_string(i), v[i], static_cast<const E*>(nullptr));
+  }
+  template <typename A, typename B>
+  void check_type(const std::string& pointer, const nlohmann::json& v, const std::pair<A, B>*) const {
+    if (!v.is_array() || v.size() != 2) fail("field " + pointer + " must be an array of 2, found " + v.type_name());
+    check_type(pointer + "/0", v[0], static_cast<const A*>(nullptr));
+    check_type(pointer + "/1", v[1], static_cast<const B*>(nullptr));
+  }
   std::string source_;
   std::string kind_;
   nlohmann::json header_;

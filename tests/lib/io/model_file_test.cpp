@@ -159,7 +159,7 @@ TEST_CASE("wrong kind") {
         "m: matrix coef is 2x2, expected 3x2");
   CHECK(mlt::test::error_message([&] { r.matrix("nope"); }, mlt::kExitDataError) == "m: missing matrix nope");
   CHECK(mlt::test::error_message([&] { r.get<double>("/params/name"); }, mlt::kExitDataError) ==
-        "m: field /params/name has the wrong type");
+        "m: field /params/name must be a number, found string");
 }
 
 TEST_CASE("non-finite values are never written") {
