@@ -29,6 +29,7 @@
 #include <unordered_map>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/io/sha256.hpp"
 
@@ -68,6 +69,20 @@ std::string show(std::string_view cell) {
   }
   if (cell.size() > 40) out += "...";
   return out + "\"";
+}
+
+// Byte offset of the first invalid UTF-8 sequence in [p, e), or -1.
+long first_invalid_utf8(const unsigned char* p, const unsigned char* e) {
+  const unsigned char* b = p;
+  while (p < e) {
+    unsigned c = *p;
+    int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+    if (n < 0 || (c >= 0x80 && c < 0xC2) || e - p <= n) return p - b;
+    for (int k = 1; k <= n; ++k)
+      if ((p[k] & 0xC0) != 0x80) return p - b;
+    p += n + 1;
+  }
+  return -1;
 }
 
 // Reads a file descriptor in large pieces; owns it unless it is standard input.
@@ -261,9 +276,8 @@ class RangeParser {
                 case CellStatus::missing:
                   if (missing_ == MissingPolicy::error)
                     throw RangeError{line, col + 1,
-                                     "missing value " + show(cell) + " in column \"" +
-                                         plan_.column_names[col] +
-                                         "\" (use `na` drop to skip such rows)"};
+                                     "missing value " + show(cell) + " in column " + show(plan_.column_names[col]) +
+                                         " (use `na` drop to skip such rows)"};
                   row_missing = true;
                   break;
                 case CellStatus::not_finite:
@@ -272,8 +286,8 @@ class RangeParser {
                   throw RangeError{line, col + 1,
                                    "value " + show(cell) + " is out of the range of a double"};
                 case CellStatus::not_a_number: {
-                  std::string why = "expected a number in column \"" +
-                                    plan_.column_names[col] + "\", found " + show(cell);
+                  std::string why = "expected a number in column " +
+                                    show(plan_.column_names[col]) + ", found " + show(cell);
                   if (auto nul = cell.find('\0'); nul != std::string_view::npos && !quoted)
                     why += " (NUL byte at byte offset " +
                            std::to_string(stream_offset_ + static_cast<std::uint64_t>(p - b) - cell.size() + nul) + ")";
@@ -286,11 +300,22 @@ class RangeParser {
                 }
               }
             } else if (role == Role::text) {
+              // A label or a fold name goes into the model's JSON header and the JSON
+              // reports, which hold Unicode text only; replacing the bytes would make
+              // predictions echo other strings than the training labels, so refuse.
+              // (mlt split copies cells verbatim and takes any bytes.)
+              if (!verbatim_) {
+                const auto* u = reinterpret_cast<const unsigned char*>(cell.data());
+                if (const long bad = first_invalid_utf8(u, u + cell.size()); bad >= 0)
+                  throw RangeError{line, col + 1,
+                                   "invalid UTF-8 in column " + show(plan_.column_names[col]) + " at byte " +
+                                       std::to_string(bad + 1) + " of the cell"};
+              }
               if (!verbatim_ && is_missing_token(cell)) {
                 if (missing_ == MissingPolicy::error)
                   throw RangeError{line, col + 1,
-                                   "missing value " + show(cell) + " in column \"" +
-                                       plan_.column_names[col] + "\" (use `na` drop to skip such rows)"};
+                                   "missing value " + show(cell) + " in column " +
+                                       show(plan_.column_names[col]) + " (use `na` drop to skip such rows)"};
                 row_missing = true;
               }
               out.text[plan_.slot[col]].emplace_back(cell);
@@ -355,7 +380,8 @@ class RangeParser {
 // Splits one record (header, or the first data record) into raw cells. Used once,
 // so it favours clarity over speed. Returns the position after the record.
 const char* split_record(const char* p, const char* e, char delim, Names& cells,
-                         const std::string& source) {
+                         const std::string& source, std::uint64_t line) {
+  const std::string where = source + ":" + std::to_string(line);
   cells.clear();
   std::string cell;
   for (;;) {
@@ -363,7 +389,7 @@ const char* split_record(const char* p, const char* e, char delim, Names& cells,
     if (p < e && *p == '"') {
       ++p;
       for (;;) {
-        if (p == e) throw DataError(source + ":1: unterminated quote in the first record");
+        if (p == e) throw DataError(where + ": unterminated quote in the first record");
         if (*p == '"') {
           if (p + 1 < e && p[1] == '"') {
             cell += '"';
@@ -376,16 +402,16 @@ const char* split_record(const char* p, const char* e, char delim, Names& cells,
         cell += *p++;
       }
       if (p < e && *p != delim && *p != '\n' && *p != '\r')
-        throw DataError(source + ":1: unexpected character after a closing quote");
+        throw DataError(where + ": unexpected character after a closing quote");
     } else {
       while (p < e && *p != delim && *p != '\n' && *p != '\r') {
-        if (*p == '"') throw DataError(source + ":1: stray quote inside an unquoted field");
+        if (*p == '"') throw DataError(where + ": stray quote inside an unquoted field");
         cell += *p++;
       }
     }
     cells.push_back(cell);
     if (cells.size() > kMaxColumns)
-      throw DataError(source + ":1: more than " + std::to_string(kMaxColumns) + " columns");
+      throw DataError(where + ": more than " + std::to_string(kMaxColumns) + " columns");
     if (p < e && *p == delim) {
       ++p;
       continue;
@@ -413,20 +439,6 @@ char detect_delimiter(const char* p, const char* e) {
   if (tab > comma && tab >= semicolon) return '\t';
   if (semicolon > comma && semicolon > tab) return ';';
   return ',';
-}
-
-// Byte offset of the first invalid UTF-8 sequence in [p, e), or -1.
-long first_invalid_utf8(const unsigned char* p, const unsigned char* e) {
-  const unsigned char* b = p;
-  while (p < e) {
-    unsigned c = *p;
-    int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
-    if (n < 0 || (c >= 0x80 && c < 0xC2) || e - p <= n) return p - b;
-    for (int k = 1; k <= n; ++k)
-      if ((p[k] & 0xC0) != 0x80) return p - b;
-    p += n + 1;
-  }
-  return -1;
 }
 
 std::size_t resolve(const std::string& ref, const Names& header, const std::string& source,
@@ -555,8 +567,26 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   for (std::size_t i = 0; i < start; ++i)
     line_no += buf[i] == '\n' || (buf[i] == '\r' && !(i + 1 < len && buf[i + 1] == '\n'));
 
+  // The first record must end inside the first chunk: split_record would otherwise
+  // take what is there as the whole header, and the rest of it as data.
+  if (!at_eof) {
+    bool quoted = false;
+    const char* q = first;
+    for (; q < end; ++q) {
+      if (*q == '"') quoted = !quoted;
+      else if (!quoted && (*q == '\n' || *q == '\r')) break;
+    }
+    if (q == end)
+      throw DataError(source + ":" + std::to_string(line_no) + ": the first record is longer than " +
+                      std::to_string(kChunkBytes >> 20) + " MiB, the reader's limit for a header");
+  }
   Names header;
-  const char* after_first = split_record(first, end, delim, header, source);
+  const char* after_first = split_record(first, end, delim, header, source, line_no);
+  // Physical lines the first record spans (a quoted newline in a name starts another).
+  std::uint64_t first_lines = 0;
+  for (const char* q = first; q < after_first; ++q)
+    first_lines += *q == '\n' || (*q == '\r' && !(q + 1 < after_first && q[1] == '\n'));
+  if (first_lines == 0) first_lines = 1;  // ended at the end of the input
   if (options.header) {
     const char* nul = static_cast<const char*>(std::memchr(first, '\0', after_first - first));
     if (nul)
@@ -573,19 +603,21 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
       double v;
       all_numeric = all_numeric && parse_cell(h, v) == CellStatus::number;
     }
+    // Numbers as names are legal (and some files have them), but usually mean the
+    // header row was left out and the first sample became the names: say so.
     if (all_numeric)
-      throw DataError(source + ":" + std::to_string(line_no) +
-                      ": the first line holds only numbers, not column names; pass `no_header` if the file has no header");
+      warn(source + ":" + std::to_string(line_no) +
+           ": every column name is a number; if the file has no header row, pass `no_header`");
     std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (header[c].empty()) header[c] = "column" + std::to_string(c + 1);
       auto [it, fresh] = seen.emplace(header[c], c);
       if (!fresh)
-        throw DataError(source + ":" + std::to_string(line_no) + ": duplicate column name \"" + header[c] +
-                        "\" (columns " + std::to_string(it->second + 1) + " and " +
+        throw DataError(source + ":" + std::to_string(line_no) + ": duplicate column name " + show(header[c]) +
+                        " (columns " + std::to_string(it->second + 1) + " and " +
                         std::to_string(c + 1) + ")");
     }
-    line_no += 1;
+    line_no += first_lines;
     start = static_cast<std::size_t>(after_first - buf.get());
   } else {
     // Columns are known by position only: their names are their 1-based numbers.

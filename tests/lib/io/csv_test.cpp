@@ -118,10 +118,20 @@ TEST_CASE("malformed files") {
   CHECK(data_error(std::string("a,b\0c\n1,2\n", 10)) == "F:1: NUL byte in the header at byte offset 3");
   CHECK(data_error(std::string("a,b\n1,2\0" "3\n", 10)).find("NUL byte at byte offset 7") != std::string::npos);
   CHECK(data_error("a,b\n1,\"1,5\"\n").find("F:2:2: expected a number") == 0);
-  CHECK(data_error("1,2\n3,4\n").find("F:1: the first line holds only numbers") == 0);
+  CHECK(data_error("a,\"b\nc\",d\n1,2,3\n4,x,6\n") == "F:4:2: expected a number in column \"b\\x0ac\", found \"x\"");
+  CHECK(data_error("a,b\n1,2\n3,\xff\n", {}, ColumnSelection{{}, {"b"}, {}, false}) ==
+        "F:3:2: invalid UTF-8 in column \"b\" at byte 1 of the cell");
   CHECK(data_error("a\tb\n1\t2\n", CsvOptions{true, ',', {}, 0}).find("wrong `delimiter`?") != std::string::npos);
   CHECK(data_error("a,b\nx,1\n", CsvOptions{false, 0, {}, 0}).find("is line 1 a header?") != std::string::npos);
   CHECK(data_error("a,b\n1,\"" + std::string(1 << 21, 'x') + "\"\n").find("longer than 1 MiB") != std::string::npos);
+}
+
+TEST_CASE("a header of numbers is read as names, with a warning that suggests no_header") {
+  mlt::test::Warnings warnings;
+  const auto t = read("1,2\n3,4\n");
+  CHECK(t.feature_names == mlt::Names{"1", "2"});
+  CHECK(t.X.n_rows == 1);
+  CHECK(warnings.any(":1: every column name is a number; if the file has no header row, pass `no_header`"));
 }
 
 TEST_CASE("column selection: names, numbers, text, ignore, last") {
