@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "mlt/core/params.hpp"
+
 namespace mlt::app {
 namespace {
 bool quiet_ = false;
@@ -39,15 +41,10 @@ namespace {
 CLI::Validator number_check(bool (*ok)(double), const std::string& what) {
   return CLI::Validator(
       [ok, what](std::string& s) -> std::string {
+        // parse_real, as every parameter: decimal only, no "0x10", "inf" or "nan".
         double v = 0;
-        try {
-          std::size_t used = 0;
-          v = std::stod(s, &used);
-          if (used != s.size()) return "expected a number, got " + s;
-        } catch (...) {
-          return "expected a number, got " + s;
-        }
-        if (!std::isfinite(v) || !ok(v)) return "must be " + what + ", got " + s;
+        if (!parse_real(s, v)) return "expected a finite decimal number, got " + s;
+        if (!ok(v)) return "must be " + what + ", got " + s;
         return "";
       },
       what);
@@ -57,12 +54,15 @@ CLI::Validator number_check(bool (*ok)(double), const std::string& what) {
 CLI::Validator positive() {
   return number_check([](double v) { return v > 0; }, "a finite number > 0");
 }
-CLI::Validator positive_integer() {
+CLI::Validator positive_integer(std::uint64_t max) {
   return CLI::Validator(
-      [](std::string& s) -> std::string {
-        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 12 ||
-            std::stoull(s) == 0)
-          return "must be a whole number >= 1, got " + s;
+      [max](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+        const bool whole = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos &&
+                           error == std::errc() && end == s.data() + s.size() && v >= 1;
+        if (!whole) return "must be a whole number >= 1, got " + s;
+        if (v > max) return "must be at most " + std::to_string(max) + ", got " + s;
         return "";
       },
       "INTEGER>=1");

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "mlt/core/error.hpp"
@@ -57,9 +58,12 @@ CLI::Validator one_of() {
       "{" + list + "}");
 }
 
-// A CLI11 validator for finite numbers > 0, or whole numbers >= 1.
+// A CLI11 validator for finite numbers > 0 (decimal: no "0x10", "inf" or "nan"), or
+// whole numbers from 1 to `max` (counts of things made, threads or repeats, are capped
+// so that a typo is a clear refusal rather than an abort or a machine out of memory).
 CLI::Validator positive();
-CLI::Validator positive_integer();
+inline constexpr std::uint64_t kMaxCount = 999999999999;  // 12 digits, as ever
+CLI::Validator positive_integer(std::uint64_t max = kMaxCount);
 // Every --seed: unsigned 64-bit, written in decimal digits; a sign, another base or
 // a value past 2^64 - 1 is refused with the same message everywhere.
 CLI::Validator seed();

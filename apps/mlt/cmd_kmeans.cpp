@@ -48,7 +48,7 @@ std::string fixed(double v, int digits) {
 }
 
 void run_fit(FitOptions opt) {
-  refuse_overwrite(opt.output, {opt.data.path});
+  refuse_overwrite(opt.output, {opt.data.path, opt.centroids});
   if (opt.params.k == 0 && opt.centroids.empty()) throw UsageError("-k is required (or --centroids FILE)");
   const io::Table data = read_training_data(opt.data);
   arma::mat start;

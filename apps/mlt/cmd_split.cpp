@@ -22,8 +22,7 @@ struct SplitOptions {
   std::vector<std::string> outputs;
 };
 
-void write_rows(const std::string& path, const io::Table& t, const std::vector<std::size_t>& rows) {
-  CsvWriter csv(path, t.delimiter);
+void write_rows(CsvWriter& csv, const io::Table& t, const std::vector<std::size_t>& rows) {
   if (t.had_header) {
     for (const auto& column : t.text) csv.text(column.name);
     csv.end_row();
@@ -32,7 +31,6 @@ void write_rows(const std::string& path, const io::Table& t, const std::vector<s
     for (const auto& column : t.text) csv.text(column.values[i]);
     csv.end_row();
   }
-  csv.commit();
 }
 
 void run_split(const SplitOptions& opt) {
@@ -63,8 +61,14 @@ void run_split(const SplitOptions& opt) {
   const cv::TrainTest split = cv::train_test_split(t.n_rows(), opt.test, opt.seed, strata ? *strata : std::vector<std::string>{});
   const std::vector<std::size_t>& train = split.train;
   const std::vector<std::size_t>& test = split.test;
-  write_rows(opt.outputs[0], t, train);
-  write_rows(opt.outputs[1], t, test);
+  // Both outputs are opened (their temporaries created) before either is written, so
+  // an unwritable place for the second leaves nothing of the first behind.
+  CsvWriter train_csv(opt.outputs[0], t.delimiter);
+  CsvWriter test_csv(opt.outputs[1], t.delimiter);
+  write_rows(train_csv, t, train);
+  write_rows(test_csv, t, test);
+  train_csv.commit();
+  test_csv.commit();
   note("split: " + std::to_string(train.size()) + " training rows, " + std::to_string(test.size()) + " test rows");
 }
 

@@ -21,8 +21,9 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
                     ->check(positive_integer())
                     ->capture_default_str();
   auto* loo = cmd->add_flag("--loo", opt.loo, "Leave-one-out: as many folds as rows");
-  auto* repeats = cmd->add_option("--repeats", opt.repeats, "Repeat K-fold with new shuffles R times")
-                      ->check(positive_integer())
+  // Capped as grid ranges are (cv::kMaxGridPoints): every repeat keeps its folds.
+  auto* repeats = cmd->add_option("--repeats", opt.repeats, "Repeat K-fold with new shuffles R times (at most 1000)")
+                      ->check(positive_integer(1000))
                       ->capture_default_str();
   auto* strat = cmd->add_flag("--stratify", opt.stratify,
                               task == CvTask::classification ? "Keep class proportions in every fold (the default)"
@@ -37,7 +38,7 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
   cmd->add_option("--jobs", opt.jobs,
                   "Fits to run at once (default: --threads; each fit's BLAS is single-threaded, so the "
                   "results do not depend on it)")
-      ->check(positive_integer());
+      ->check(positive_integer(1024));
   cmd->add_flag("--per-fold", opt.per_fold, "Also report each fold's value");
   cmd->add_flag("--json", opt.json, "One JSON object instead of CSV");
   auto* refit = cmd->add_flag("--refit", opt.refit, "Then fit on all the data with the best parameters (needs -o)");

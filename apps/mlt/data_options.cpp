@@ -6,6 +6,7 @@
 #include "cli_support.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/validate.hpp"
 
 namespace mlt::app {
 namespace {
@@ -81,6 +82,13 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   if (t.X.n_cols != schema.features.size())
     throw DataError(t.source + ": model trained on " + std::to_string(schema.features.size()) +
                     " features, input has " + std::to_string(t.X.n_cols));
+  // What fit refuses, predict, transform and score refuse too: the same bound on |x|
+  // keeps squares and products (distances, kernels, scores) finite.
+  try {
+    check_fit_input(t.X);
+  } catch (const DataError& e) {
+    throw DataError(t.source + ": " + e.what());
+  }
   report_dropped(t);
   return t;
 }

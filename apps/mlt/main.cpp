@@ -1,6 +1,8 @@
 // mlt: classical machine learning on CSV files. main() only wires the subcommands,
 // picks the BLAS kernel, and turns exceptions into one-line messages and exit codes.
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -113,6 +115,24 @@ std::string command_name(const CLI::App& app) {
   return name;
 }
 
+// More threads than this is a typo, not a machine: refused with the bound named
+// instead of failing to create them (std::thread aborts the process).
+constexpr std::uint64_t kMaxThreads = 1024;
+
+// --help and --version print to standard output; a write that failed (a full disk,
+// /dev/full) must not end in status 0.
+int exit_after_printing(const CLI::App& app, const CLI::Error& e) {
+  const int status = app.exit(e);
+  std::cout.flush();
+  if (!std::cout) {
+    const int err = errno;
+    std::cerr << "mlt: error: standard output: write failed" << (err ? std::string(": ") + std::strerror(err) : "")
+              << '\n';
+    return mlt::kExitIoError;
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,7 +148,7 @@ int main(int argc, char** argv) {
   unsigned threads = 0;
   bool quiet = false;
   app.add_option("--threads", threads, "Threads to use (default: one per core)")
-      ->check(mlt::app::positive_integer());
+      ->check(mlt::app::positive_integer(kMaxThreads));
   app.add_flag("-q,--quiet", quiet, "No messages on standard error except errors");
   bool timings = false;
   app.add_flag("--timings", timings, "Report the time of each phase (read, fit, write) on standard error");
@@ -169,11 +189,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return exit_after_printing(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return exit_after_printing(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return exit_after_printing(app, e);
   } catch (const CLI::ExtrasError&) {
     std::cerr << command_name(app) << ": " << unexpected_arguments(app, argc, argv) << "\nRun '" << command_name(app)
               << " --help' for usage.\n";

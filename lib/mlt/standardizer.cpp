@@ -2,16 +2,37 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+
+#include "mlt/core/log.hpp"
+#include "mlt/io/number_format.hpp"
 
 namespace mlt {
+namespace {
+// A column is constant when its standard deviation is at most this times its largest
+// |x|: the rounding noise of computing the mean and deviations of equal values (each
+// deviation is off by a few ulps of |x|, eps |x| each). Relative to the column, so a
+// feature measured in tiny units (1e-16 m) is scaled like any other.
+constexpr double kConstantTolerance = 10 * std::numeric_limits<double>::epsilon();
+}  // namespace
 
 Standardizer& Standardizer::fit(const arma::mat& X) {
   mean_ = arma::mean(X, 0);
   scale_ = arma::stddev(X, 1, 0);  // normalised by n, not n - 1
-  // As scikit-learn: a scale this close to zero is numerical noise of a constant.
-  const double eps = 10 * std::numeric_limits<double>::epsilon();
-  for (arma::uword j = 0; j < scale_.n_elem; ++j)
-    if (!(scale_[j] > eps * std::max(1.0, std::abs(mean_[j])))) scale_[j] = 1.0;
+  for (arma::uword j = 0; j < scale_.n_elem; ++j) {
+    const double magnitude = X.n_rows ? arma::abs(X.col(j)).max() : 0.0;
+    if (!(scale_[j] > kConstantTolerance * magnitude) || !(scale_[j] >= std::numeric_limits<double>::min())) {
+      if (X.n_rows > 1 && arma::any(X.col(j) != X(0, j)))
+      {
+        std::string m = "feature " + std::to_string(j + 1) + " varies only by rounding noise (sd ";
+        io::append_number(m, scale_[j]);
+        m += ", largest |x| ";
+        io::append_number(m, magnitude);
+        warn(m + "): treated as constant, centred but not scaled");
+      }
+      scale_[j] = 1.0;
+    }
+  }
   return *this;
 }
 
@@ -39,7 +60,14 @@ Standardizer Standardizer::load(const io::ModelReader& in, std::size_t n_feature
   Standardizer s;
   s.mean_ = in.matrix(prefix + "_mean", 1, n_features);
   s.scale_ = in.matrix(prefix + "_scale", 1, n_features);
-  if (arma::any(s.scale_ <= 0)) in.fail("matrix " + prefix + "_scale has a non-positive entry");
+  // fit() keeps a scale only above kConstantTolerance x its column's largest |x|, which
+  // is at least |mean|; anything at or below that (or below the smallest normal
+  // double, whose reciprocal overflows) is not from a fit and would blow values up.
+  for (arma::uword j = 0; j < n_features; ++j)
+    if (s.scale_[j] != 1.0 &&  // a constant column's
+        !(s.scale_[j] >= std::numeric_limits<double>::min() && s.scale_[j] > kConstantTolerance * std::abs(s.mean_[j])))
+      in.fail("matrix " + prefix + "_scale: entry " + std::to_string(j + 1) + " is " +
+              (s.scale_[j] > 0 ? "too small for its mean" : "not positive"));
   return s;
 }
 

@@ -24,10 +24,12 @@ std::string describe_bounds(const Bounds& b, bool integer) {
 }
 
 bool parse_real(const std::string& text, double& out) {
+  // from_chars, not strtod: decimal only (strtod reads "0x10" as 16 and "infinity"),
+  // no leading blanks or '+', and the same in every locale.
   if (text.empty()) return false;
-  char* end = nullptr;
-  out = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && std::isfinite(out);
+  const char* end = text.data() + text.size();
+  const auto [ptr, error] = std::from_chars(text.data(), end, out, std::chars_format::general);
+  return error == std::errc() && ptr == end && std::isfinite(out);
 }
 
 bool parse_whole(const std::string& text, double& out) {
