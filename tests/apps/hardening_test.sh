@@ -119,6 +119,13 @@ check "nothing written" test ! -e p.csv
 # Every header field, every wrong type: 0 or 65, never 70, a signal or NaN output.
 check "hostile headers of a logreg model" python3 "$SRC/tests/apps/model_mutations.py" "$MLT" iris.logreg "$IRIS" predict
 check "hostile headers of a knn model" python3 "$SRC/tests/apps/model_mutations.py" "$MLT" iris.knn "$IRIS" predict
+"$MLT" krr fit "$DATA/diabetes.csv" --kernel poly --standardize -o ps.krr 2>/dev/null
+check "hostile headers of a krr model (poly kernel, standardized)" \
+  python3 "$SRC/tests/apps/model_mutations.py" "$MLT" ps.krr "$DATA/diabetes.csv" predict
+check "hostile headers of a kmeans model (standardized)" \
+  python3 "$SRC/tests/apps/model_mutations.py" "$MLT" s.kmeans "$IRIS" predict
+"$MLT" pca fit "$IRIS" --ignore species -o iris.pca 2>/dev/null
+check "hostile headers of a pca model" python3 "$SRC/tests/apps/model_mutations.py" "$MLT" iris.pca "$IRIS" transform
 
 # --- 5. Limits ------------------------------------------------------------------------
 python3 -c '
