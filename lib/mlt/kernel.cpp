@@ -32,8 +32,11 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
   if (!(params.gamma >= 0) || !std::isfinite(params.gamma)) throw UsageError("gamma must be >= 0");
   if (!(params.sigma >= 0) || !std::isfinite(params.sigma)) throw UsageError("sigma must be >= 0");
   if (!std::isfinite(params.coef0)) throw UsageError("coef0 must be finite");
-  if (params.type == KernelType::poly && !(params.degree >= 0 && std::isfinite(params.degree)))
-    throw UsageError("degree must be >= 0");
+  // A fractional degree raises a negative base (gamma <x, x'> + coef0 < 0) to a
+  // fractional power: NaN. Whole degrees only, in fit and in a loaded model alike.
+  if (params.type == KernelType::poly &&
+      !(params.degree >= 0 && std::isfinite(params.degree) && params.degree == std::floor(params.degree)))
+    throw UsageError("`degree` must be a whole number >= 0");
   if (params.type == KernelType::exponential && params.sigma <= 0 && params.gamma <= 0)
     params_.sigma = 1.0;  // exp(-||x - x'||)
   if (params_.sigma > 0) {
@@ -96,10 +99,6 @@ Kernel Kernel::load(const io::ModelReader& in) {
   p.degree = in.get<double>("/kernel/degree");
   p.coef0 = in.get<double>("/kernel/coef0");
   if (!(p.gamma > 0)) in.fail("kernel gamma must be > 0");
-  // What a fit accepts (kernel_param_table): a fractional degree would raise a
-  // negative base to a fractional power, NaN in every prediction.
-  if (p.type == KernelType::poly && !(p.degree >= 1 && p.degree <= 100 && p.degree == std::floor(p.degree)))
-    in.fail("field /kernel/degree must be a whole number from 1 to 100");
   p.sigma = 0;  // gamma is already resolved
   try {
     return Kernel(p, 1);

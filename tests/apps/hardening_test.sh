@@ -101,8 +101,10 @@ expect_error 65 "huge declares 0x100000000 values" "a 0 x 1e8 matrix" "$MLT" inf
 # --- 4. Crafted models with a valid checksum: refused, or finite output ---------------
 "$MLT" krr fit "$DATA/diabetes.csv" --kernel poly -o poly.krr 2>/dev/null
 craft poly.krr t10.krr 'h["kernel"]["degree"] = 2.5; h["params"]["degree"] = 2.5'
-expect_error 65 "/kernel/degree must be a whole number" "a fractional polynomial degree" \
+expect_error 65 "invalid kernel: --degree must be a whole number >= 0" "a fractional polynomial degree" \
   "$MLT" krr predict t10.krr "$DATA/diabetes.csv"
+expect_error 2 "degree must be a whole number >= 0" "... which fit refuses too" \
+  "$MLT" krr fit "$DATA/diabetes.csv" --kernel poly --degree 2.5 -o frac.krr
 "$MLT" kmeans fit "$IRIS" --ignore species -k 3 --standardize -o s.kmeans 2>/dev/null
 craft s.kmeans t11.kmeans '
 lines = body.split(b"\n"); i = lines.index(next(l for l in lines if l.startswith(b"matrix scaler_scale")))
