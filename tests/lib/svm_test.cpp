@@ -10,11 +10,15 @@
 //    bounds P_mlt - P*. The default tol must give g <= 1e-6 P_mlt: the claim of
 //    SvmParams::tol, checked on every case (the measured relative gaps are printed by
 //    `./mlt_tests -tc='*fixture*' -s`).
-//  - Objective: P* <= P_mlt <= P* + g and P* <= P_ref <= P* + 1e-9 P_ref, so
-//    |P_mlt - P_ref| <= max(g, 1e-9 P_ref) <= 1e-6 P_ref; and P_mlt >= D - 1e-12 P
-//    (no run beats a lower bound; 1e-12 covers the rounding of sums of n <= 569
-//    terms). A reference that is not itself optimal to 1e-9 (LIBLINEAR 2.3.0 stops at
-//    its 1000 iterations on the small-λ cases: the fixture records it) is not compared.
+//  - Objective: P* <= P_mlt <= P* + g and P* <= P_ref <= P* + (P_ref - D), so
+//    |P_mlt - P_ref| <= max(g, P_ref - D) <= 1e-6 P_ref for every reference whose own
+//    certified gap P_ref - D is at most 1e-7 P_ref; and P_mlt >= D - 1e-12 P (no run
+//    beats a lower bound; 1e-12 covers the rounding of sums of n <= 569 terms).
+//    LIBLINEAR 2.3.0's command-line tool stops at its 1000 passes short of that on the
+//    ill-conditioned cases (small λ, raw iris: its objective is up to 7.5x the optimum
+//    there, the fixture records it), so it is compared where it got there: 10 of the
+//    28 binary problems (counted below); LinearSVC (10^6 passes allowed) on all.
+//    Weights and decisions are compared with the better-certified reference.
 //  - Weights: P is 1-strongly convex, so ½‖w - w*‖² <= P(w) - P*, and
 //    ‖w_mlt - w_ref‖ <= δ = sqrt(2 (g + r)) + sqrt(2 (P_ref - D + r)), where r = 1e-12 P
 //    covers the rounding of the computed gaps (sums of n <= 569 nonnegative terms of
@@ -31,6 +35,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "mlt/core/parallel.hpp"
@@ -81,6 +86,7 @@ arma::mat design(const arma::mat& X, bool intercept) {
 
 TEST_CASE("svm fixture: objective, weights, decision values and predictions against LIBLINEAR and LinearSVC") {
   double worst_relative_gap = 0;
+  std::map<std::string, int> objectives_compared;
   for (const auto& c : reference()["cases"]) {
     const std::string name = c["data"];
     const double lambda = c["lambda"];
@@ -122,9 +128,10 @@ TEST_CASE("svm fixture: objective, weights, decision values and predictions agai
       for (const char* who : {"liblinear", "sklearn"}) {
         const double P_ref = o[std::string("primal_") + who];
         const double ref_gap = P_ref - D;
-        if (ref_gap > 1e-9 * P_ref) continue;  // this reference stopped short (recorded): not a reference here
+        if (ref_gap > 1e-7 * P_ref) continue;  // this reference stopped short (recorded): not compared
         CAPTURE(who);
         CHECK(std::abs(P - P_ref) <= 1e-6 * P_ref);
+        ++objectives_compared[who];
         if (ref_gap < best_gap) {
           best_gap = ref_gap;
           w_best = arma::vec(o[std::string("w_") + who].get<std::vector<double>>());
@@ -164,6 +171,8 @@ TEST_CASE("svm fixture: objective, weights, decision values and predictions agai
     CHECK(compared >= d.X.n_rows * 9 / 10);  // the band is narrow: nearly every row is compared
   }
   MESSAGE("largest relative duality gap at the default tol: " << worst_relative_gap);
+  CHECK(objectives_compared["sklearn"] == 28);
+  CHECK(objectives_compared["liblinear"] == 10);
 }
 
 TEST_CASE("svm: the model does not depend on the thread count; save and load give the same model") {
