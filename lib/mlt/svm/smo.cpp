@@ -18,10 +18,10 @@ using std::size_t;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
-// FCL §4: the curvature used where a_ij <= 0 (LIBSVM's TAU).
+// FCL: the curvature used where a_ij <= 0 (LIBSVM's TAU).
 constexpr double kTau = 1e-12;
 
-// Columns of Q, LRU, bounded in doubles (LIBSVM's Cache, CL §5.3). A column is held
+// Columns of Q, LRU, bounded in doubles (LIBSVM's Cache). A column is held
 // for its first `len` entries (the active length when it was asked for) and extended
 // when a longer one is asked for. The caller fills the entries [start, len) that
 // `get` reports missing.
@@ -274,7 +274,7 @@ class Solver {
   }
 
   // The two-variable subproblem in α_i, α_j, solved exactly and clipped to the box
-  // along the line y_i α_i + y_j α_j = const (CL §6); then G on the active set and Ḡ.
+  // along the line y_i α_i + y_j α_j = const; then G on the active set and Ḡ.
   void step(size_t i, size_t j) {
     const double* Qi = column(i, active_);
     const double* Qj = column(j, active_);
@@ -377,7 +377,7 @@ class Solver {
       }
     }
     // Near the end, look at every variable once more: shrinking decisions taken far
-    // from the optimum may have been wrong (CL §5.1).
+    // from the optimum may have been wrong (CL "Shrinking").
     if (!unshrunk_ && Gmax1 + Gmax2 <= tol_ * 10) {
       unshrunk_ = true;
       unshrink_all();
@@ -402,7 +402,7 @@ class Solver {
     ++r_.unshrinks;
   }
 
-  // G of the inactive variables from Ḡ and the free α (CL §5.2): G_t = Ḡ_t − 1 +
+  // G of the inactive variables from Ḡ and the free α: G_t = Ḡ_t − 1 +
   // Σ_{free j} α_j Q_tj, by rows of the inactive or columns of the free variables,
   // whichever touches fewer kernel entries (LIBSVM's rule). Either way each G_t adds
   // the same terms in ascending j, and Q_tj = Q_jt bit for bit.
@@ -439,7 +439,7 @@ class Solver {
     std::swap(active_set_[a], active_set_[b]);
   }
 
-  // ρ = −b (CL §4.1.5): the mean of y_t G_t over the free variables, else the middle
+  // ρ = −b: the mean of y_t G_t over the free variables, else the middle
   // of [max over the lower side, min over the upper side] the bounded ones allow.
   double rho() const {
     size_t n_free = 0;

@@ -9,45 +9,50 @@
 // f(x) = Σ_i α_i y_i k(x_i, x) + b. References: Fan, Chen & Lin, "Working set
 // selection using second order information for training support vector machines",
 // JMLR 6 (2005) 1889–1918 (FCL); Chang & Lin, "LIBSVM: a library for support vector
-// machines", ACM TIST 2 (2011), with its implementation document (CL); Chen, Fan &
-// Lin, "A study on SMO-type decomposition methods for support vector machines", IEEE
-// TNN 17 (2006) (CFL).
+// machines", ACM TIST 2 (2011), and its maintained implementation document
+// libsvm.pdf (CL); Chen, Fan & Lin, "A study on SMO-type decomposition methods for
+// support vector machines", IEEE TNN 17 (2006) (CFL); LIBSVM 3.x svm.cpp, class
+// Solver, whose function names are given below. Sections are cited by title, which
+// do not move between the versions of CL.
 //
-// Stopping (FCL §2, CL §4.1.2). With G = ∇f(α) = Qα − e,
+// Stopping (FCL's optimality condition; CL "Stopping criteria"). With G = ∇f(α) = Qα − e,
 //     I_up  = {t : α_t < C_t, y_t = 1 or α_t > 0, y_t = −1},
 //     I_low = {t : α_t < C_t, y_t = −1 or α_t > 0, y_t = 1},
 //     m(α) = max_{t ∈ I_up} −y_t G_t,   M(α) = min_{t ∈ I_low} −y_t G_t,
 // α is optimal iff m(α) <= M(α); the solver stops when m(α) − M(α) <= tol (the gap
 // reported, always measured over all n variables, shrunk or not).
 //
-// Working set (FCL §3 "WSS 2", CL §4.1.2): i = argmax_{t ∈ I_up} −y_t G_t, then
+// Working set (FCL "WSS 2", select_working_set): i = argmax_{t ∈ I_up} −y_t G_t, then
 //     j = argmin_t { −b_it² / a_it : t ∈ I_low, −y_t G_t < −y_i G_i },
 //     a_it = K_ii + K_tt − 2 K_it,  b_it = −y_i G_i + y_t G_t > 0,
 // the pair whose two-variable step decreases f the most under a second-order model.
-// Non-positive-definite kernels (sigmoid; FCL §4, CFL §3): when a_it <= 0 it is
-// replaced by τ = 1e-12 in the selection and in the step, which keeps every step a
-// strict decrease of f clipped to the box, so SMO still terminates; every step taken
-// with the τ fix is counted in `non_psd_steps`.
+// Non-positive-definite kernels (sigmoid; FCL on non-positive definite kernel
+// matrices, CFL): where a_it <= 0 it is replaced by τ = 1e-12, in the selection and
+// in the step, which keeps every step a strict decrease of f clipped to the box, so
+// SMO still terminates. Steps taken with τ are counted in `non_psd_steps` (a kernel
+// that is not PSD on the data, or two coinciding points, for which a_it = 0).
 //
-// Two-variable step (CL §4.1.3, §6): the unconstrained minimiser along the feasible
-// direction, then clipped to the box [0, C_i] × [0, C_j] keeping y_i α_i + y_j α_j.
+// Two-variable step (CL, the two-variable sub-problem with per-sample bounds): the
+// unconstrained minimiser along the feasible direction, clipped to the box
+// [0, C_i] × [0, C_j] keeping y_i α_i + y_j α_j.
 //
-// Shrinking (CL §5.1, LIBSVM's do_shrinking): every min(n, 1000) iterations the
-// variables at a bound that cannot enter the next working set (−y_t G_t beyond m or M
-// in the wrong direction) are moved out of the active set; the iterations then cost
-// O(active) only. Once m − M <= 10 tol the whole set is reactivated once, and when
-// the active problem has converged the gradient of the shrunk variables is rebuilt
-// (CL §5.2, reconstruct_gradient) from Ḡ_t = Σ_{α_j = C_j} C_j Q_tj, maintained
-// through the run, and the free α: the stopping test is always made on all n.
+// Shrinking (CL "Shrinking"; do_shrinking, be_shrunk): every min(n, 1000) iterations
+// the variables at a bound that cannot enter the next working set (−y_t G_t beyond m
+// or M on the wrong side) leave the active set, and iterations cost O(active) only.
+// Once m − M <= 10 tol all variables are reactivated, once; and when the active
+// problem has converged, the gradient of the inactive ones is rebuilt
+// (reconstruct_gradient) from Ḡ_t = Σ_{α_j = C_j} C_j Q_tj, kept up to date through
+// the run, and the free α: the stopping test is always made on all n.
 //
-// Bias (CL §4.1.5, calculate_rho): b = −ρ with ρ the average of y_t G_t over the free
-// α_t (0 < α_t < C_t); with none free, the midpoint of the interval that the
+// Bias (CL "Calculation of b or ρ"; calculate_rho): b = −ρ, ρ the average of y_t G_t
+// over the free α_t (0 < α_t < C_t); with none free, the midpoint of the interval the
 // KKT conditions of the bounded α leave for it.
 //
-// Kernel columns (CL §5.3): an LRU cache of Q's columns bounded by `cache_mb`,
-// holding, as LIBSVM's, columns of the active length only, extended when longer ones
-// are asked for. Kept in double (LIBSVM keeps floats): twice LIBSVM's memory per
-// column, and no single-precision rounding in the gradient.
+// Kernel columns (CL "Caching"; class Cache): an LRU cache of Q's columns bounded by
+// `cache_mb`, holding, as LIBSVM's, columns of the active length only, extended when
+// a longer one is asked for. Kept in double (LIBSVM keeps floats): twice LIBSVM's
+// memory per column, and no single-precision rounding in the gradient. Columns are
+// computed by Kernel::gram (mlt/core/rowwise.hpp products on thread_count() threads).
 //
 // Shapes: X n x p (one sample per row), y and C of length n. Cost: O(n) per iteration
 // for the selection and the gradient update on the active set, plus, per cache miss,
