@@ -230,9 +230,10 @@ TEST_CASE("smo: two points, the closed form") {
 }
 
 TEST_CASE("smo: duplicated points with opposite labels") {
-  // Rows 40..49 repeat rows 0, 4, ..., 36 with the opposite label: no f separates a
-  // pair, so both copies end at C (hinge loss 1 − y f >= 1 on one of them), and the
-  // solution is still LIBSVM's (compared above).
+  // Rows 40..49 repeat rows 0, 4, ..., 36 with the opposite label. One copy of a pair
+  // has y f(x) <= 0 < 1, so its α is C; the other's y f(x) = |f(x)| < 1 here, so its α
+  // is C too. The steps between two copies have a_ij = 0 (τ, counted); the solution
+  // is still LIBSVM's (compared above).
   const Case c = load("duplicates");
   const SmoResult r = mlt::svm::solve_smo(c.kernel, c.X, c.y, c.C, options(kTol));
   check_kkt(c, r, kTol);
