@@ -18,7 +18,8 @@
 // feature space, centred there: with K the n x n Gram matrix and G = 11ᵀ/n,
 //   K̃ = (I - G) K (I - G),  K̃_ij = K_ij - c_i - c_j + g,  c = K1/n, g = 1ᵀK1/n²
 // (computed so, without forming G). K̃ = V Λ Vᵀ by LAPACK's dsyevd (all n
-// eigenpairs, O(n³) time, two n x n matrices of memory); component j is
+// eigenpairs, O(n³) time, about four n x n matrices of memory with dsyevd's
+// workspace, checked against MemAvailable first); component j is
 // Σ_i α_ij φ̃(x_i) with α_j = v_j / sqrt(λ_j), a unit vector in feature space. A new
 // point's score is k̃(x, X) α_j, with the matching centring of the cross-kernel
 //   k̃ = k - c - (k1/n) + g,  k = k(x, X) (1 x n),
@@ -31,11 +32,13 @@
 #include "mlt/pca.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
+#include "mlt/spd.hpp"
 
 namespace mlt {
 namespace {
@@ -176,6 +179,18 @@ void Pca::fit_kernel(const arma::mat& X) {
     train_ = X;
   }
   kernel_ = Kernel(params_.kernel, X.n_cols);
+  // The Gram matrix, the eigenvectors and dsyevd's workspace (1 + 6n + 2n² doubles):
+  // about 4 n x n matrices. Refused before allocating rather than failing midway.
+  const double need = 32.0 * static_cast<double>(n) * static_cast<double>(n);
+  const double have = spd::available_memory();
+  if (have > 0 && need > have) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "kernel PCA on %llu samples needs about %.1f GiB (the n x n kernel matrix, its eigenvectors and "
+                  "LAPACK's workspace), more than the %.1f GiB of memory available; fit it on a sample of the rows",
+                  static_cast<unsigned long long>(n), need / 1073741824.0, have / 1073741824.0);
+    throw DataError(buf);
+  }
 
   arma::mat K = kernel_.gram(train_, train_);
   kernel_col_mean_ = arma::mean(K, 0);
