@@ -24,8 +24,8 @@
 // rows, as the refit's rule gives.
 //
 // Shapes: X n x p training rows, Y n x t targets (or n labels); queries m x p.
-// Cost: fit O(n p) (a copy); predict O(m n p) on thread_count() threads, O(t) memory
-// per row beyond the output.
+// Cost: fit O(n p) (a copy); predict O(m n p) on thread_count() threads, O(n + t)
+// memory per thread beyond the output (one row's distances at a time).
 #pragma once
 
 #include <cstddef>
