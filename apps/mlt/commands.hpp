@@ -16,5 +16,6 @@ void setup_ridge(CLI::App& app);
 void setup_krr(CLI::App& app);
 void setup_perceptron(CLI::App& app);
 void setup_svm(CLI::App& app);
+void setup_smoother(CLI::App& app);
 
 }  // namespace mlt::app
