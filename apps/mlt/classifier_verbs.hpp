@@ -3,9 +3,13 @@
 // predict_proba(X) -> n x K when it has one): predict writes the class label in a
 // column named after the target, with --proba one probability column per class
 // named after it; score prints the registry's classification metrics (log_loss when
-// E has probabilities) and the confusion matrix.
+// E has probabilities) and the confusion matrix. A command that asks for it
+// (ClassifierVerbs::decision) and whose E has decision_function(X) -> m x n_outputs
+// also gets predict --decision: one column of decision values for two classes
+// (decision_CLASS, the second class's score), one per class beyond.
 #pragma once
 
+#include <concepts>
 #include <memory>
 #include <string>
 
@@ -17,12 +21,23 @@
 namespace mlt::app {
 
 template <typename E>
-void add_classifier_verbs(CLI::App* command) {
+concept HasDecisionFunction = requires(const E& c, const arma::mat& X) {
+  { c.decision_function(X) } -> std::same_as<arma::mat>;
+};
+
+// What a command's classifier verbs offer beyond predict and score's defaults.
+struct ClassifierVerbs {
+  bool decision = false;  // predict --decision (E must have decision_function)
+};
+
+template <typename E>
+void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
   struct Options {
     std::string model;
     DataOptions data;
     std::string output = "-";
     bool proba = false;
+    bool decision = false;
     bool json = false;
   };
   const std::string model_help = std::string("Model file from mlt ") + E::kind + " fit";
@@ -41,6 +56,10 @@ void add_classifier_verbs(CLI::App* command) {
   pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
   if constexpr (ProbabilisticClassifier<E>)
     pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after the class");
+  if constexpr (HasDecisionFunction<E>)
+    if (verbs.decision)
+      pr->add_flag("--decision", pr_opt->decision,
+                   "Add the decision values: decision_CLASS for the second of two classes, else one per class");
   pr->callback([pr_opt, load] {
     const Options& opt = *pr_opt;
     refuse_overwrite(opt.output, {opt.data.path, opt.model});
@@ -49,9 +68,20 @@ void add_classifier_verbs(CLI::App* command) {
     const io::Table data = read_data_for(schema, opt.data);
     const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
     arma::mat P;
+    Names columns;
     if constexpr (ProbabilisticClassifier<E>)
-      if (opt.proba) P = model.predict_proba(data.X);
-    write_csv(opt.output, {{schema.target}, {&labels}, opt.proba ? schema.classes : Names{}, opt.proba ? &P : nullptr});
+      if (opt.proba) {
+        P = model.predict_proba(data.X);
+        columns = schema.classes;
+      }
+    if constexpr (HasDecisionFunction<E>)
+      if (opt.decision) {
+        const arma::mat S = model.decision_function(data.X);
+        const std::size_t first = S.n_cols == 1 && schema.classes.size() == 2 ? 1 : 0;
+        for (arma::uword k = 0; k < S.n_cols; ++k) columns.push_back("decision_" + schema.classes.at(first + k));
+        P = P.is_empty() ? S : arma::mat(arma::join_rows(P, S));
+      }
+    write_csv(opt.output, {{schema.target}, {&labels}, columns, columns.empty() ? nullptr : &P});
   });
 
   auto sc_opt = std::make_shared<Options>();

@@ -1,5 +1,8 @@
 // mlt pca fit | transform | score | cv
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "data_options.hpp"
@@ -25,6 +28,8 @@ void run_transform(const ApplyOptions& opt) {
   refuse_overwrite(opt.output, {opt.data.path, opt.model});
   const LoadedModel model = read_model(opt.model, Pca::kind);
   const Pca pca = Pca::load(model.reader);
+  if (opt.reconstruct && pca.params().kernelized)
+    throw UsageError("--reconstruct needs a linear PCA model: kernel PCA has no map back to the input space");
   const io::Table data = read_data_for(model.schema, opt.data);
   const arma::mat Z = pca.transform(data.X);
   if (opt.reconstruct) {
@@ -41,9 +46,13 @@ void run_score(const ApplyOptions& opt) {
   const LoadedModel model = read_model(opt.model, Pca::kind);
   const Pca pca = Pca::load(model.reader);
   const io::Table data = read_data_for(model.schema, opt.data);
-  print_scores({{"reconstruction_mse", pca.reconstruction_mse(data.X)},
-                {"explained_variance_ratio", pca.explained_variance_ratio(data.X)}},
-               opt.json, {{"n_samples", data.n_rows()}, {"n_components", pca.n_components()}});
+  // Kernel PCA has no reconstruction in the input space: its fit is measured in the
+  // kernel's feature space only.
+  std::vector<std::pair<std::string, double>> scores;
+  if (!pca.params().kernelized) scores.emplace_back("reconstruction_mse", pca.reconstruction_mse(data.X));
+  scores.emplace_back("projection_error", pca.projection_error(data.X));
+  scores.emplace_back("explained_variance_ratio", pca.explained_variance_ratio(data.X));
+  print_scores(scores, opt.json, {{"n_samples", data.n_rows()}, {"n_components", pca.n_components()}});
 }
 
 }  // namespace
@@ -56,7 +65,9 @@ void setup_pca(CLI::App& app) {
       "  mlt pca fit data/iris.csv --ignore species -k 2 -o iris.pca\n"
       "  mlt pca transform iris.pca data/iris.csv > scores.csv\n"
       "  mlt pca score iris.pca data/iris.csv --json\n"
-      "  mlt pca cv data/iris.csv --ignore species -k 1:4 --folds 5");
+      "  mlt pca cv data/iris.csv --ignore species -k 1:4 --folds 5\n"
+      "  mlt pca fit data/iris.csv --ignore species --kernel rbf --gamma 0.5 -k 2 -o iris-rbf.pca\n"
+      "  mlt pca cv data/iris.csv --ignore species --kernel rbf --gamma 0.1:10:5 -k 2 --score projection_error");
 
   add_fit_verb<Pca>(pca, CvTask::none, "Learn the principal axes of DATA and save them as a model",
                     {.info = [](const Pca& p, const FitData&) -> nlohmann::json {
@@ -73,11 +84,12 @@ void setup_pca(CLI::App& app) {
   add_data_options(tr, tr_opt->data);
   tr->add_option("-o,--output", tr_opt->output, "CSV file to write (default: standard output)");
   tr->add_flag("--reconstruct", tr_opt->reconstruct,
-               "Write the reconstruction m + sum_k z_k v_k in the original columns instead");
+               "Write the reconstruction m + sum_k z_k v_k in the original columns instead (linear PCA)");
   tr->callback([tr_opt] { run_transform(*tr_opt); });
 
   auto sc_opt = std::make_shared<ApplyOptions>();
-  auto* sc = pca->add_subcommand("score", "Reconstruction error and explained variance of MODEL on DATA");
+  auto* sc = pca->add_subcommand(
+      "score", "Reconstruction error (linear PCA), projection error and explained variance of MODEL on DATA");
   sc->add_option("model", sc_opt->model, "Model file from mlt pca fit")->required();
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
@@ -86,14 +98,24 @@ void setup_pca(CLI::App& app) {
   // cv: folds over rows; each fold's PCA is fitted on the training rows (and
   // standardized with their statistics only) and scored on the held-out rows.
   auto& cv = add_cv_command<Pca>(pca, CvTask::none,
-                                 "Cross-validate the reconstruction error over a grid of component counts");
+                                 "Cross-validate the reconstruction or projection error over grids of the "
+                                 "component count and kernel parameters");
   cv.declared_params();
   cv.metrics(MetricList<Pca, cv::NoTarget>{{"reconstruction_mse",
                                             [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
+                                              if (e.params().kernelized)
+                                                throw UsageError(
+                                                    "kernel PCA has no reconstruction in the input space: "
+                                                    "give --score projection_error");
                                               return e.reconstruction_mse(X);
+                                            }},
+                                           {"projection_error",
+                                            [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
+                                              return e.projection_error(X);
                                             }}},
              "reconstruction_mse");
-  // --oof: each row as reconstructed by the PCA that did not see it.
+  // --oof: each row as reconstructed by the PCA that did not see it (linear PCA only:
+  // inverse_transform refuses a kernel model).
   cv.oof([](const CvData& d) { return d.table.feature_names; },
          [](const Pca& e, const arma::mat& X) { return e.inverse_transform(e.transform(X)); });
 }

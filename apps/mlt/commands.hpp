@@ -15,5 +15,7 @@ void setup_knn(CLI::App& app);
 void setup_ridge(CLI::App& app);
 void setup_krr(CLI::App& app);
 void setup_perceptron(CLI::App& app);
+void setup_svm(CLI::App& app);
+void setup_smoother(CLI::App& app);
 
 }  // namespace mlt::app

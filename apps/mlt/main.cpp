@@ -173,6 +173,8 @@ int main(int argc, char** argv) {
   mlt::app::setup_ridge(app);
   mlt::app::setup_krr(app);
   mlt::app::setup_perceptron(app);
+  mlt::app::setup_svm(app);
+  mlt::app::setup_smoother(app);
   // Global flags are accepted after the subcommand too: mlt pca fit ... --threads 1.
   std::function<void(CLI::App*)> fall_through = [&](CLI::App* a) {
     for (auto* sub : a->get_subcommands({})) {

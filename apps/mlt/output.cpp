@@ -130,8 +130,9 @@ std::string confusion_text(const Labels& y, const Labels& prediction, const Name
 }  // namespace
 
 void print_classification_scores(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
-                                 const Names& classes, bool json) {
+                                 const Names& classes, bool json, const nlohmann::json& fields) {
   nlohmann::json extra;
+  if (fields.is_object()) extra = fields;
   print_scores(classification_scores(y, prediction, probabilities, classes, extra), json, extra);
   if (json) return;
   io::OutputFile out("-");

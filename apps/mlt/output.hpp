@@ -51,8 +51,9 @@ void print_scores(const std::vector<std::pair<std::string, double>>& scores, boo
 std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y, const arma::mat& prediction);
 // ... and a classifier's report: accuracy, balanced_accuracy, f1_macro, log_loss (when
 // probabilities are given), then the confusion matrix by class name (as text, or in
-// the JSON object with --json), on standard output.
+// the JSON object with --json), on standard output. `fields`: more members of the JSON
+// object (n_samples, ...), as print_scores' extra.
 void print_classification_scores(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
-                                 const Names& classes, bool json);
+                                 const Names& classes, bool json, const nlohmann::json& fields = nullptr);
 
 }  // namespace mlt::app

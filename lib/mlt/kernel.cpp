@@ -18,6 +18,26 @@ arma::mat squared_distances(const arma::mat& A, const arma::mat& B) {
   return arma::clamp(D, 0.0, arma::datum::inf);
 }
 
+// ||a_i - b_j|| summed from the differences: the square root of squared_distances would
+// turn its cancellation error (~1e-16 ||a||²) into ~1e-8 ||a|| near zero distance, where
+// the exponential kernel is steepest. O(m n p) without BLAS, as the laplacian's.
+arma::mat euclidean_distances(const arma::mat& A, const arma::mat& B) {
+  arma::mat D(A.n_rows, B.n_rows);
+  const arma::mat At = A.t(), Bt = B.t();  // samples as contiguous columns
+  for (arma::uword j = 0; j < Bt.n_cols; ++j)
+    for (arma::uword i = 0; i < At.n_cols; ++i) {
+      const double* a = At.colptr(i);
+      const double* b = Bt.colptr(j);
+      double s = 0;
+      for (arma::uword k = 0; k < At.n_rows; ++k) {
+        const double d = a[k] - b[k];
+        s += d * d;
+      }
+      D(i, j) = std::sqrt(s);
+    }
+  return D;
+}
+
 arma::mat l1_distances(const arma::mat& A, const arma::mat& B) {
   arma::mat D(A.n_rows, B.n_rows);
   const arma::mat At = A.t(), Bt = B.t();  // samples as contiguous columns
@@ -59,7 +79,7 @@ arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
     case KernelType::laplacian:
       return arma::exp(-gamma_ * l1_distances(A, B));
     case KernelType::exponential:
-      return arma::exp(-gamma_ * arma::sqrt(squared_distances(A, B)));
+      return arma::exp(-gamma_ * euclidean_distances(A, B));
     case KernelType::sigmoid:
       return arma::tanh(gamma_ * rowwise::inner_products(A, B) + params_.coef0);
   }

@@ -105,13 +105,13 @@ std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelPa
   const std::vector<K> scaled = {K::poly, K::rbf, K::laplacian, K::exponential, K::sigmoid};
   std::vector<Param<P>> t;
   t.push_back(number("gamma", &KernelParams::gamma, "Kernel gamma (default: 1 / n_features; exponential: 1)",
-                     Bounds::above(0), scaled, "to a kernel other than linear only"));
+                     Bounds::above(0), scaled, "to the poly, rbf, laplacian, exponential and sigmoid kernels only (not linear)"));
   t.back().show_default = false;
   t.back().excludes = "sigma";
   t.push_back(number("sigma", &KernelParams::sigma,
                      "Kernel width instead of gamma: rbf gamma = 1/(2 sigma^2), others gamma = 1/sigma "
                      "(exponential: exp(-|x-x'|/sigma))",
-                     Bounds::above(0), scaled, "to a kernel other than linear only"));
+                     Bounds::above(0), scaled, "to the poly, rbf, laplacian, exponential and sigmoid kernels only (not linear)"));
   t.back().show_default = false;
   t.push_back(number("degree", &KernelParams::degree, "Degree of the poly kernel", Bounds::at_least(0), {K::poly},
                      "to the poly kernel only"));

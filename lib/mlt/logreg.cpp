@@ -233,13 +233,8 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
   check_fit_input(X, 1);
   check_same_rows(X, y.n_elem, "labels");
   const arma::uword n = X.n_rows;
-  const std::size_t K = n_classes ? n_classes : static_cast<std::size_t>(y.max()) + 1;
-  if (y.max() >= K) throw DataError("class index " + std::to_string(y.max()) + " >= n_classes");
-  arma::uvec counts(K, arma::fill::zeros);
-  for (arma::uword i = 0; i < n; ++i) ++counts[y[i]];
-  if (arma::accu(counts > 0) < 2) throw DataError("only one class in the training data; a classifier needs two");
-  for (std::size_t k = 0; k < K; ++k)
-    if (counts[k] == 0) throw DataError("class " + std::to_string(k) + " has no training samples");
+  const arma::uvec counts = check_class_labels(y, n_classes);
+  const std::size_t K = counts.n_elem;
 
   // Start over.
   n_features_ = X.n_cols;

@@ -173,6 +173,7 @@ const std::vector<Metric>& registry() {
       {"log_loss", T::classification, false, true, nullptr,
        [](const Labels& y, const Labels&, const arma::mat* proba, std::size_t) { return log_loss(y, *proba); }},
       {"reconstruction_mse", T::decomposition, false, false},
+      {"projection_error", T::decomposition, false, false},
       {"inertia", T::clustering, false, false},
       {"silhouette", T::clustering, true, false},
       {"ari", T::clustering, true, false, nullptr, nullptr, adjusted_rand_index},

@@ -11,13 +11,34 @@
 // We use the SVD unless the data is large and tall.
 // Sign convention: each axis has its largest-magnitude coordinate positive (ties: the
 // first), so results do not depend on LAPACK's internal choices.
+//
+// Kernel PCA (Schölkopf, Smola, Müller, "Nonlinear component analysis as a kernel
+// eigenvalue problem", Neural Computation 1998; scikit-learn's KernelPCA with
+// eigen_solver="dense" is the reference). PCA of the images φ(x_i) in the kernel's
+// feature space, centred there: with K the n x n Gram matrix and G = 11ᵀ/n,
+//   K̃ = (I - G) K (I - G),  K̃_ij = K_ij - c_i - c_j + g,  c = K1/n, g = 1ᵀK1/n²
+// (computed so, without forming G). K̃ = V Λ Vᵀ by LAPACK's dsyevd (all n
+// eigenpairs, O(n³) time, about four n x n matrices of memory with dsyevd's
+// workspace, checked against MemAvailable first); component j is
+// Σ_i α_ij φ̃(x_i) with α_j = v_j / sqrt(λ_j), a unit vector in feature space. A new
+// point's score is k̃(x, X) α_j, with the matching centring of the cross-kernel
+//   k̃ = k - c - (k1/n) + g,  k = k(x, X) (1 x n),
+// and the training points' scores are v_j sqrt(λ_j) (their variance λ_j / (n - 1)).
+// Components whose eigenvalue is at most kEigenTol · λ_max (zero up to rounding, or
+// negative for an indefinite kernel such as the sigmoid) are left out; asking for
+// more components than remain is refused. Each α_j is signed so that its
+// largest-magnitude entry is positive. Cost: the Gram matrix O(n² p), the
+// eigen-decomposition O(n³); transform O(m n (p + k)).
 #include "mlt/pca.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/parallel.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
+#include "mlt/spd.hpp"
 
 namespace mlt {
 namespace {
@@ -47,6 +68,20 @@ void fix_signs(arma::mat& V) {  // V: p x k, axes as columns
   }
 }
 
+// The number of components `params` ask for, given the explained variance ratios of
+// the `available` usable components (decreasing): all by default, the first
+// n_components, or the fewest whose ratios sum to more than `variance`
+// (scikit-learn: searchsorted(cumsum, variance, side="right") + 1).
+arma::uword components_to_keep(const PcaParams& params, const arma::vec& ratio, arma::uword available) {
+  if (params.variance > 0) {
+    const arma::vec cum = arma::cumsum(ratio);
+    arma::uword k = 1;
+    while (k < available && cum[k - 1] <= params.variance) ++k;
+    return k;
+  }
+  return params.n_components ? params.n_components : available;
+}
+
 }  // namespace
 
 Pca& Pca::fit(const arma::mat& X) {
@@ -55,6 +90,16 @@ Pca& Pca::fit(const arma::mat& X) {
   if (params_.variance > 0 && params_.n_components > 0)
     throw UsageError("give the number of components or the variance to keep, not both");
   check_fit_input(X, 1);
+  if (params_.kernelized) {
+    fit_kernel(X);
+    return *this;
+  }
+  kernel_ = Kernel();
+  train_.reset();
+  alphas_.reset();
+  eigenvalues_.reset();
+  kernel_col_mean_.reset();
+  kernel_mean_ = 0;
   const arma::uword n = X.n_rows, p = X.n_cols;
   const arma::uword max_k = std::min(n, p);
   if (params_.n_components > max_k)
@@ -111,13 +156,7 @@ Pca& Pca::fit(const arma::mat& X) {
   // 0/0 (constant data, or a single row) is defined as 0: nothing is explained.
   const arma::vec ratio = total > 0 ? arma::vec(variance / total) : arma::vec(max_k, arma::fill::zeros);
 
-  arma::uword k = params_.n_components ? params_.n_components : max_k;
-  if (params_.variance > 0) {
-    // scikit-learn: searchsorted(cumsum, variance, side="right") + 1.
-    const arma::vec cum = arma::cumsum(ratio);
-    k = 1;
-    while (k < max_k && cum[k - 1] <= params_.variance) ++k;
-  }
+  const arma::uword k = components_to_keep(params_, ratio, max_k);
   components_ = V.cols(0, k - 1).t();
   singular_values_ = s.head(k);
   explained_variance_ = variance.head(k);
@@ -125,8 +164,87 @@ Pca& Pca::fit(const arma::mat& X) {
   return *this;
 }
 
+void Pca::fit_kernel(const arma::mat& X) {
+  const arma::uword n = X.n_rows;
+  if (params_.n_components > n)
+    throw DataError("n_components=" + std::to_string(params_.n_components) + " > n_samples=" + std::to_string(n));
+  scaler_ = Standardizer();
+  mean_.reset();
+  components_.reset();
+  singular_values_.reset();
+  if (params_.standardize) {
+    scaler_.fit(X);
+    train_ = scaler_.transform(X);
+  } else {
+    train_ = X;
+  }
+  kernel_ = Kernel(params_.kernel, X.n_cols);
+  // The Gram matrix, the eigenvectors and dsyevd's workspace (1 + 6n + 2n² doubles):
+  // about 4 n x n matrices. Refused before allocating rather than failing midway.
+  const double need = 32.0 * static_cast<double>(n) * static_cast<double>(n);
+  const double have = spd::available_memory();
+  if (have > 0 && need > have) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "kernel PCA on %llu samples needs about %.1f GiB (the n x n kernel matrix, its eigenvectors and "
+                  "LAPACK's workspace), more than the %.1f GiB of memory available; fit it on a sample of the rows",
+                  static_cast<unsigned long long>(n), need / 1073741824.0, have / 1073741824.0);
+    throw DataError(buf);
+  }
+
+  arma::mat K = kernel_.gram(train_, train_);
+  kernel_col_mean_ = arma::mean(K, 0);
+  kernel_mean_ = arma::mean(kernel_col_mean_);
+  K.each_row() -= kernel_col_mean_;
+  K.each_col() -= kernel_col_mean_.t();
+  K += kernel_mean_;
+  // The two subtractions round in either order: K̃ is symmetric up to an ulp, and
+  // LAPACK reads only the upper triangle.
+  K = arma::symmatu(K);
+
+  arma::vec lambda;
+  arma::mat V;
+  // dsytrd's symv splits its sums by thread: one thread keeps the model's bits
+  // independent of --threads and cv's --jobs (core/parallel.hpp).
+  const BlasSingleThreaded blas;
+  if (!arma::eig_sym(lambda, V, K, "dc") && !arma::eig_sym(lambda, V, K, "std"))
+    throw DataError("kernel PCA: the eigen-decomposition did not converge");
+  K.reset();
+  lambda = arma::reverse(lambda);  // decreasing
+  V = arma::fliplr(V);
+  const double top = lambda[0];
+  if (!(top > 0))
+    throw DataError("kernel PCA: the centred kernel matrix has no positive eigenvalue (all " + std::to_string(n) +
+                    " rows are the same point in the kernel's feature space)");
+  arma::uword usable = 0;
+  while (usable < n && lambda[usable] > kEigenTol * top) ++usable;
+  // The ratios are of the positive spectrum: an indefinite kernel's negative
+  // eigenvalues carry no variance (and a PSD kernel's are rounding, of order n ε λ_max).
+  const double positive = arma::accu(arma::clamp(lambda, 0.0, arma::datum::inf));
+  const arma::vec ratio = lambda.head(usable) / positive;
+  if (params_.n_components > usable)
+    throw DataError("kernel PCA: n_components=" + std::to_string(params_.n_components) + " but only " +
+                    std::to_string(usable) + " eigenvalues of the centred kernel matrix are positive (above " +
+                    "1e-12 times the largest); the others carry no variance");
+  const arma::uword k = components_to_keep(params_, ratio, usable);
+
+  V = V.cols(0, k - 1);
+  fix_signs(V);
+  eigenvalues_ = lambda.head(k);
+  alphas_ = V.each_row() / arma::sqrt(eigenvalues_).t();
+  explained_variance_ = eigenvalues_ / static_cast<double>(n - 1);  // n >= 2: one row has no positive eigenvalue
+  explained_variance_ratio_ = ratio.head(k);
+}
+
 void Pca::require_fitted() const {
   if (!is_fitted()) throw Error("internal: PCA used before fit", kExitSoftware);
+}
+
+void Pca::require_linear(const char* what) const {
+  if (params_.kernelized)
+    throw UsageError(std::string(what) +
+                     " is not defined for kernel PCA: a point of the kernel's feature space has no pre-image in the "
+                     "input space in general (projection_error measures the fit in feature space)");
 }
 
 arma::mat Pca::centred(const arma::mat& X) const {
@@ -135,10 +253,45 @@ arma::mat Pca::centred(const arma::mat& X) const {
   return Xc;
 }
 
+arma::mat Pca::centred_cross_kernel(const arma::mat& Xw, arma::vec* row_mean_out) const {
+  arma::mat Kx = kernel_.gram(Xw, train_);
+  // Row sums over the columns in ascending order, whatever else is in the block.
+  const arma::vec row_mean = arma::sum(Kx, 1) / static_cast<double>(train_.n_rows);
+  if (row_mean_out) *row_mean_out = row_mean;
+  Kx.each_row() -= kernel_col_mean_;
+  Kx.each_col() -= row_mean;
+  Kx += kernel_mean_;
+  return Kx;
+}
+
+namespace {
+
+// Calls f(first, last, block of rows) over blocks of X's rows small enough that a block
+// against the n training rows stays near 32 MB.
+template <class F>
+void over_row_blocks(const arma::mat& X, arma::uword n_train, F&& f) {
+  const arma::uword block = std::max<arma::uword>(1, (1u << 22) / std::max<arma::uword>(1, n_train));
+  for (arma::uword r = 0; r < X.n_rows; r += block) {
+    const arma::uword last = std::min<arma::uword>(X.n_rows, r + block) - 1;
+    f(r, last, X.rows(r, last));
+  }
+}
+
+}  // namespace
+
 arma::mat Pca::transform(const arma::mat& X) const {
   require_fitted();
   check_n_features(n_features(), X);
-  arma::mat Z = rowwise::inner_products(centred(X), components_);
+  arma::mat Z;
+  if (params_.kernelized) {
+    const arma::mat Xw = params_.standardize ? scaler_.transform(X) : X;
+    Z.set_size(X.n_rows, n_components());
+    over_row_blocks(Xw, train_.n_rows, [&](arma::uword r, arma::uword last, const arma::mat& B) {
+      Z.rows(r, last) = rowwise::product(centred_cross_kernel(B), alphas_);
+    });
+  } else {
+    Z = rowwise::inner_products(centred(X), components_);
+  }
   if (params_.whiten) {
     for (arma::uword j = 0; j < Z.n_cols; ++j)
       if (explained_variance_[j] > 0) Z.col(j) /= std::sqrt(explained_variance_[j]);
@@ -148,6 +301,7 @@ arma::mat Pca::transform(const arma::mat& X) const {
 
 arma::mat Pca::inverse_transform(const arma::mat& Z) const {
   require_fitted();
+  require_linear("inverse_transform");
   if (Z.n_cols != n_components())
     throw DataError("expected " + std::to_string(n_components()) + " scores per row, got " +
                     std::to_string(Z.n_cols));
@@ -162,20 +316,58 @@ arma::mat Pca::inverse_transform(const arma::mat& Z) const {
 }
 
 double Pca::reconstruction_mse(const arma::mat& X) const {
+  require_fitted();
+  require_linear("reconstruction_mse");
   const arma::mat R = inverse_transform(transform(X));
   return arma::accu(arma::square(X - R)) / static_cast<double>(X.n_elem);
+}
+
+// Kernel PCA: with z the unwhitened scores of x, its centred image's squared norm is
+// k̃(x, x) = k(x, x) - 2 k(x, X)1/n + g and the projection's is ‖z‖² (the components
+// are orthonormal in feature space), so the residual is their difference. Rounding can
+// make a residual slightly negative; an indefinite kernel, really negative: they are
+// summed as they are.
+double Pca::projection_error(const arma::mat& X) const {
+  require_fitted();
+  check_n_features(n_features(), X);
+  if (X.n_rows == 0) return 0.0;
+  double residual = 0;
+  if (params_.kernelized) {
+    const arma::mat Xw = params_.standardize ? scaler_.transform(X) : X;
+    const arma::vec diag = kernel_.diagonal(Xw);
+    over_row_blocks(Xw, train_.n_rows, [&](arma::uword r, arma::uword last, const arma::mat& B) {
+      arma::vec row_mean;
+      const arma::mat Z = rowwise::product(centred_cross_kernel(B, &row_mean), alphas_);
+      const arma::vec self = diag.subvec(r, last) - 2.0 * row_mean + kernel_mean_;
+      residual += arma::accu(self - arma::sum(arma::square(Z), 1));
+    });
+  } else {
+    const arma::mat Xc = centred(X);
+    residual = arma::accu(arma::square(Xc - (Xc * components_.t()) * components_));
+  }
+  return residual / static_cast<double>(X.n_rows);
 }
 
 double Pca::explained_variance_ratio(const arma::mat& X) const {
   require_fitted();
   check_n_features(n_features(), X);
-  const arma::mat Xc = centred(X);
-  const arma::mat residual = Xc - (Xc * components_.t()) * components_;
-  arma::mat about_own_mean = Xc;
-  about_own_mean.each_row() -= arma::mean(Xc, 0);
-  const double total = arma::accu(arma::square(about_own_mean));
+  double total = 0;
+  if (params_.kernelized) {
+    // Σ‖φ(x_i) - mean‖² = Σ k(x_i, x_i) - 1ᵀK_XX1/m: centring is a translation in
+    // feature space, so the training centring does not enter.
+    const arma::mat Xw = params_.standardize ? scaler_.transform(X) : X;
+    double sum_all = 0;  // 1ᵀ K_XX 1
+    over_row_blocks(Xw, Xw.n_rows, [&](arma::uword, arma::uword, const arma::mat& B) {
+      sum_all += arma::accu(kernel_.gram(B, Xw));
+    });
+    total = arma::accu(kernel_.diagonal(Xw)) - sum_all / static_cast<double>(X.n_rows);
+  } else {
+    arma::mat about_own_mean = centred(X);
+    about_own_mean.each_row() -= arma::mean(about_own_mean, 0);
+    total = arma::accu(arma::square(about_own_mean));
+  }
   if (!(total > 0)) return 0.0;
-  return 1.0 - arma::accu(arma::square(residual)) / total;
+  return 1.0 - projection_error(X) * static_cast<double>(X.n_rows) / total;
 }
 
 const ParamTable<PcaParams>& PcaParams::table() {
@@ -195,10 +387,25 @@ const ParamTable<PcaParams>& PcaParams::table() {
     d.push_back(flag<P>("standardize", &P::standardize,
                         "Divide each column by its standard deviation first (PCA of the correlation matrix; fitted "
                         "on the training rows)"));
-    d.push_back(choice<P>("solver", &P::solver,
-                          "svd (exact for every component), covariance (eigenvectors of XᵀX: faster for n >> p), "
-                          "or auto"));
+    d.push_back(applies_if(choice<P>("solver", &P::solver,
+                                     "svd (exact for every component), covariance (eigenvectors of XᵀX: faster for "
+                                     "n >> p), or auto"),
+                           [](const P& p) { return !p.kernelized; }, "to linear PCA only (not with `kernel`)"));
     d.back().sweep = false;
+    // Giving a kernel makes the model kernel PCA.
+    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
+                                "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid or linear (default: linear "
+                                "PCA in the features)");
+    kernel.set = [](P& p, const ParamValue& v) {
+      p.kernelized = true;
+      p.kernel.type = parse_name<KernelType>(v.text);
+    };
+    kernel.json = [](const P& p) { return nlohmann::json(p.kernelized ? std::string(name_of(p.kernel.type)) : "none"); };
+    kernel.show_default = false;
+    d.push_back(std::move(kernel));
+    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
+                                             [](const P& p) { return p.kernelized ? &p.kernel : nullptr; }))
+      d.push_back(std::move(k));
     return d;
   }();
   return t;
@@ -209,10 +416,23 @@ void Pca::save(io::ModelWriter& out) const {
   auto& h = out.header();
   h["params"] = params_json(PcaParams::table(), params_);
   h["fitted"] = {{"n_features", n_features()}, {"n_components", n_components()}};
-  out.add("mean", mean_);
-  if (params_.standardize) scaler_.save(out);
-  out.add("components", components_);
-  out.add("singular_values", singular_values_);
+  if (params_.kernelized) {
+    if (params_.standardize) scaler_.save(out);
+    // gamma as resolved (from sigma, or 1 / n_features), as header()["kernel"] has it.
+    if (h["params"].contains("gamma")) h["params"]["gamma"] = kernel_.gamma();
+    kernel_.save(out);
+    h["fitted"]["n_train"] = train_.n_rows;
+    h["fitted"]["kernel_mean"] = kernel_mean_;
+    out.add("train", train_);
+    out.add("kernel_col_mean", kernel_col_mean_);
+    out.add("alphas", alphas_);
+    out.add("eigenvalues", eigenvalues_);
+  } else {
+    out.add("mean", mean_);
+    if (params_.standardize) scaler_.save(out);
+    out.add("components", components_);
+    out.add("singular_values", singular_values_);
+  }
   out.add("explained_variance", explained_variance_);
   out.add("explained_variance_ratio", explained_variance_ratio_);
 }
@@ -227,14 +447,28 @@ Pca Pca::load(const io::ModelReader& in) {
   const auto solver = in.get_or<std::string>("/params/solver", "auto");  // absent before the solver choice
   if (!kPcaSolverNames.accepts(solver)) in.fail("unknown pca solver \"" + solver + "\"");
   p.solver = parse_name<PcaSolver>(solver);
+  p.kernelized = in.get_or<std::string>("/params/kernel", "none") != "none";  // absent before kernel PCA
   Pca pca(p);
   const auto n_features = in.get<std::size_t>("/fitted/n_features");
   const auto k = in.get<std::size_t>("/fitted/n_components");
-  if (k == 0 || n_features == 0 || k > n_features) in.fail("invalid PCA dimensions");
-  pca.mean_ = in.matrix("mean", 1, n_features);
   if (p.standardize) pca.scaler_ = Standardizer::load(in, n_features);
-  pca.components_ = in.matrix("components", k, n_features);
-  pca.singular_values_ = in.vector("singular_values", k);
+  if (p.kernelized) {
+    pca.kernel_ = Kernel::load(in);
+    pca.params_.kernel = pca.kernel_.params();
+    const auto n_train = in.get<std::size_t>("/fitted/n_train");
+    if (k == 0 || n_features == 0 || n_train < 2 || k > n_train) in.fail("invalid kernel PCA dimensions");
+    pca.kernel_mean_ = in.get<double>("/fitted/kernel_mean");
+    pca.train_ = in.matrix("train", n_train, n_features);
+    pca.kernel_col_mean_ = in.matrix("kernel_col_mean", 1, n_train);
+    pca.alphas_ = in.matrix("alphas", n_train, k);
+    pca.eigenvalues_ = in.vector("eigenvalues", k);
+    if (!arma::all(pca.eigenvalues_ > 0)) in.fail("kernel PCA eigenvalues must be > 0");
+  } else {
+    if (k == 0 || n_features == 0 || k > n_features) in.fail("invalid PCA dimensions");
+    pca.mean_ = in.matrix("mean", 1, n_features);
+    pca.components_ = in.matrix("components", k, n_features);
+    pca.singular_values_ = in.vector("singular_values", k);
+  }
   pca.explained_variance_ = in.vector("explained_variance", k);
   pca.explained_variance_ratio_ = in.vector("explained_variance_ratio", k);
   return pca;

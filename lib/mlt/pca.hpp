@@ -1,11 +1,14 @@
 // Principal component analysis: the principal axes are the right singular vectors of
-// the centred data matrix, ordered by decreasing singular value.
+// the centred data matrix, ordered by decreasing singular value. With a kernel, kernel
+// PCA (Schölkopf, Smola, Müller 1998): the same in the kernel's feature space, through
+// the eigenvectors of the centred n x n Gram matrix (pca.cpp states the algorithm).
 #pragma once
 
 #include <cstddef>
 
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
+#include "mlt/kernel.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/params.hpp"
@@ -28,7 +31,9 @@ struct PcaParams {
                                  // variance ratio sums to more than this (sklearn's)
   bool whiten = false;           // scale scores to unit variance
   bool standardize = false;      // divide centred columns by their standard deviation
-  PcaSolver solver = PcaSolver::automatic;
+  PcaSolver solver = PcaSolver::automatic;  // linear PCA only
+  bool kernelized = false;       // kernel PCA with `kernel`
+  KernelParams kernel;
 
   // The declaration of these parameters (core/params.hpp).
   static const ParamTable<PcaParams>& table();
@@ -44,36 +49,69 @@ class Pca {
   // X: n x p, n >= 1. Throws UsageError for invalid params, DataError when they do
   // not fit the data (k > min(n, p)) or the data is unusable.
   Pca& fit(const arma::mat& X);
-  // X: m x p -> scores m x k.
+  // X: m x p -> scores m x k. Kernel PCA: the projections of the points' centred
+  // images in feature space on the kept components, computed over blocks of rows (the
+  // m x n cross-kernel is never held whole).
   arma::mat transform(const arma::mat& X) const;
-  // scores m x k -> reconstruction m x p in the original units.
+  // scores m x k -> reconstruction m x p in the original units. Linear PCA only
+  // (UsageError for kernel PCA: a point in feature space has no pre-image in general).
   arma::mat inverse_transform(const arma::mat& Z) const;
   // Mean squared reconstruction error per cell, in the original units (lower is better).
+  // Linear PCA only (UsageError for kernel PCA, as inverse_transform).
   double reconstruction_mse(const arma::mat& X) const;
-  // 1 - (reconstruction error) / (total variance about X's own mean), measured in the
-  // space PCA works in (standardized if so fitted); 0 when X has no variance.
+  // Mean over X's rows of the squared distance from the centred point to its projection
+  // on the kept components, in the space the components live in: the standardized (if
+  // so fitted) input space for linear PCA, the kernel's feature space for kernel PCA,
+  // where it is k̃(x, x) - ‖z‖² with k̃ the centred kernel and z the scores. Lower is
+  // better. For linear PCA on unstandardized data it is p · reconstruction_mse.
+  double projection_error(const arma::mat& X) const;
+  // 1 - (projection error) / (total variance about X's own mean), measured in the
+  // space PCA works in (standardized if so fitted; the feature space for kernel PCA);
+  // 0 when X has no variance there.
   double explained_variance_ratio(const arma::mat& X) const;
-  // Higher is better: minus reconstruction_mse.
-  double score(const arma::mat& X) const { return -reconstruction_mse(X); }
+  // Higher is better: minus reconstruction_mse (kernel PCA: minus projection_error).
+  double score(const arma::mat& X) const {
+    return params_.kernelized ? -projection_error(X) : -reconstruction_mse(X);
+  }
 
-  bool is_fitted() const { return !components_.is_empty(); }
-  std::size_t n_features() const { return mean_.n_elem; }
-  std::size_t n_components() const { return components_.n_rows; }
+  bool is_fitted() const { return !explained_variance_.is_empty(); }
+  std::size_t n_features() const { return params_.kernelized ? train_.n_cols : mean_.n_elem; }
+  std::size_t n_components() const { return explained_variance_.n_elem; }
   const Params& params() const { return params_; }
 
+  // Linear PCA.
   const arma::rowvec& mean() const { return mean_; }              // 1 x p
   const arma::mat& components() const { return components_; }      // k x p, rows = axes
   const arma::vec& singular_values() const { return singular_values_; }           // k
+  // Both. Kernel PCA: eigenvalue / (n - 1), the variance of the training scores (as
+  // linear PCA's s² / (n - 1), which it equals with the linear kernel); the ratio is
+  // eigenvalue / (sum of the positive eigenvalues of the centred Gram matrix).
   const arma::vec& explained_variance() const { return explained_variance_; }     // k
   const arma::vec& explained_variance_ratio() const { return explained_variance_ratio_; }  // k
   const Standardizer& scaler() const { return scaler_; }
+
+  // Kernel PCA: x's scores are k̃(x, X) alphas, k̃ the kernel centred in feature space.
+  const Kernel& kernel() const { return kernel_; }
+  const arma::mat& training_data() const { return train_; }   // n x p, standardized if so
+  const arma::vec& eigenvalues() const { return eigenvalues_; }  // k, of the centred Gram matrix
+  const arma::mat& alphas() const { return alphas_; }            // n x k: eigenvectors / sqrt(eigenvalues)
+  // Relative cut-off: eigenvalues at or below it times the largest are zero or
+  // negative in exact arithmetic as far as the eigensolver can tell, and their
+  // components are left out (scikit-learn's KernelPCA sets the same to zero and drops
+  // them; dividing by their square root would amplify rounding noise).
+  static constexpr double kEigenTol = 1e-12;
 
   void save(io::ModelWriter& out) const;
   static Pca load(const io::ModelReader& in);
 
  private:
   void require_fitted() const;
+  void require_linear(const char* what) const;
   arma::mat centred(const arma::mat& X) const;  // (X - mean) / scale
+  void fit_kernel(const arma::mat& X);
+  // Kernel PCA: the cross-kernel k(X, train) of a block of (standardized) rows, centred
+  // in feature space; `row_mean` receives k(x, X)1/n before the centring.
+  arma::mat centred_cross_kernel(const arma::mat& Xw, arma::vec* row_mean = nullptr) const;
 
   Params params_;
   Standardizer scaler_;          // fitted only with standardize
@@ -82,6 +120,13 @@ class Pca {
   arma::vec singular_values_;
   arma::vec explained_variance_;
   arma::vec explained_variance_ratio_;
+  // Kernel PCA.
+  Kernel kernel_;
+  arma::mat train_;               // n x p
+  arma::mat alphas_;              // n x k
+  arma::vec eigenvalues_;         // k
+  arma::rowvec kernel_col_mean_;  // 1 x n: 1ᵀK / n over the training Gram matrix
+  double kernel_mean_ = 0;        // 1ᵀK1 / n²
 };
 
 static_assert(Transformer<Pca>);

@@ -11,6 +11,7 @@
 #include "mlt/pca.hpp"
 #include "mlt/perceptron.hpp"
 #include "mlt/ridge.hpp"
+#include "mlt/smoother.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -124,6 +125,52 @@ struct Contract<mlt::Perceptron> {
   static arma::mat apply(const mlt::Perceptron& e, const arma::mat& X) { return e.decision_function(X); }
 };
 
+template <>
+struct Contract<mlt::SmootherRegressor> {
+  static mlt::SmootherRegressor make() {
+    mlt::SmootherParams p;
+    p.bandwidth = 0.8;
+    p.window = mlt::SmootherWindow::epanechnikov;
+    p.standardize = true;
+    return mlt::SmootherRegressor(p);
+  }
+  static void fit(mlt::SmootherRegressor& e, const arma::mat& X) { e.fit(X, regression_target(X)); }
+  static arma::mat apply(const mlt::SmootherRegressor& e, const arma::mat& X) { return e.predict(X); }
+};
+
+template <>
+struct Contract<mlt::Smoother> {
+  static mlt::Smoother make() {
+    mlt::SmootherParams p;
+    p.bandwidth = 1.5;
+    p.classification = true;
+    return mlt::Smoother(p);
+  }
+  static void fit(mlt::Smoother& e, const arma::mat& X) { e.fit(X, class_target(X), 3); }
+  static arma::mat apply(const mlt::Smoother& e, const arma::mat& X) { return e.predict_proba(X); }
+};
+
+// Kernel PCA: the Pca estimator with a kernel, as its own entry of the lists.
+struct KernelPca : mlt::Pca {
+  using mlt::Pca::Pca;
+  KernelPca(mlt::Pca p) : mlt::Pca(std::move(p)) {}
+  static KernelPca load(const mlt::io::ModelReader& in) { return KernelPca(mlt::Pca::load(in)); }
+};
+
+template <>
+struct Contract<KernelPca> {
+  static KernelPca make() {
+    mlt::PcaParams p;
+    p.n_components = 3;
+    p.standardize = true;
+    p.kernelized = true;
+    p.kernel.type = mlt::KernelType::rbf;
+    return KernelPca(p);
+  }
+  static void fit(KernelPca& e, const arma::mat& X) { e.fit(X); }
+  static arma::mat apply(const KernelPca& e, const arma::mat& X) { return e.transform(X); }
+};
+
 template <typename E>
 std::string saved(const E& e) {
   mlt::io::ModelWriter w(E::kind);
@@ -134,7 +181,7 @@ std::string saved(const E& e) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, mlt::Krr, mlt::LogReg, mlt::Knn,
-                   mlt::Perceptron) {
+                   mlt::Perceptron, mlt::SmootherRegressor, mlt::Smoother, KernelPca) {
   using C = Contract<E>;
   const arma::mat X = sample_features(60, 4, 1);
   const arma::mat other = sample_features(40, 4, 2);

@@ -32,4 +32,15 @@ void check_same_rows(const arma::mat& X, std::size_t n_targets, const std::strin
     throw DataError(std::to_string(X.n_rows) + " samples but " + std::to_string(n_targets) + " " + what);
 }
 
+arma::uvec check_class_labels(const Labels& y, std::size_t n_classes) {
+  const std::size_t K = n_classes ? n_classes : static_cast<std::size_t>(y.max()) + 1;
+  if (y.max() >= K) throw DataError("class index " + std::to_string(y.max()) + " >= n_classes");
+  arma::uvec counts(K, arma::fill::zeros);
+  for (arma::uword i = 0; i < y.n_elem; ++i) ++counts[y[i]];
+  if (arma::accu(counts > 0) < 2) throw DataError("only one class in the training data; a classifier needs two");
+  for (std::size_t k = 0; k < K; ++k)
+    if (counts[k] == 0) throw DataError("class " + std::to_string(k) + " has no training samples");
+  return counts;
+}
+
 }  // namespace mlt

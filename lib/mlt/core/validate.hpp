@@ -20,4 +20,9 @@ void check_n_features(std::size_t expected, const arma::mat& X);
 // Throws DataError unless y has one entry per row of X.
 void check_same_rows(const arma::mat& X, std::size_t n_targets, const std::string& what);
 
+// A classifier's training labels: class indices below n_classes (0: one more than the
+// largest), at least two classes, and a sample in every class. Returns the number of
+// samples per class (its size is the number of classes). Throws DataError.
+arma::uvec check_class_labels(const Labels& y, std::size_t n_classes);
+
 }  // namespace mlt

@@ -1,0 +1,56 @@
+// mlt svm fit | predict | score | cv: everything but the footer and the fit summary
+// comes from the shared verbs and Svm::Params::table().
+#include "classifier_verbs.hpp"
+#include "commands.hpp"
+#include "cv_command.hpp"
+#include "fit_verb.hpp"
+#include "mlt/io/number_format.hpp"
+#include "mlt/svm.hpp"
+
+namespace mlt::app {
+namespace {
+
+// "svm: 14 iterations, objective 31.2, duality gap 2.1e-06 (6.7e-08 relative), 87
+// support vectors, training accuracy 0.97"; iterations, objective and gap summed over
+// the one-vs-rest problems.
+std::string summary(const Svm& m, const FitData& d) {
+  std::size_t iterations = 0, n_sv = 0;
+  double objective = 0, gap = 0;
+  for (const SvmFitInfo& f : m.fit_info()) {
+    iterations += f.iterations;
+    n_sv += f.n_sv;
+    objective += f.objective;
+    gap += f.duality_gap;
+  }
+  std::string out = "svm: " + std::to_string(iterations) + " iterations, objective ";
+  io::append_number(out, objective);
+  out += ", duality gap ";
+  io::append_number(out, gap);
+  out += " (";
+  io::append_number(out, objective > 0 ? gap / objective : 0.0);
+  out += " relative), " + std::to_string(n_sv) + " support vectors" + (m.fit_info().size() > 1 ? " (all classes)" : "") +
+         ", training accuracy ";
+  io::append_number(out, m.score(d.table.X, d.y));
+  return out;
+}
+
+}  // namespace
+
+void setup_svm(CLI::App& app) {
+  auto* cmd = app.add_subcommand("svm", "Linear soft-margin SVM (hinge or squared hinge), one-vs-rest");
+  cmd->require_subcommand(1);
+  cmd->footer(
+      "Examples:\n"
+      "  mlt svm fit data/iris.csv --target species --standardize --lambda 0.01 -o iris.svm\n"
+      "  mlt svm predict iris.svm data/iris.csv --decision > predictions.csv\n"
+      "  mlt info iris.svm                          # iterations, objective, duality gap\n"
+      "  mlt svm cv data/wine.csv --standardize --lambda 1e-3:10:5 --loss hinge,squared_hinge");
+  add_fit_verb<Svm>(cmd, CvTask::classification, "Train a linear SVM on DATA and save it as a model",
+                    {.summary = summary});
+  add_classifier_verbs<Svm>(cmd, {.decision = true});
+  add_cv_command<Svm>(cmd, CvTask::classification, "Cross-validate the linear SVM over grids of its parameters")
+      .declared_params()
+      .metrics(classification_metrics<Svm>(), "accuracy");
+}
+
+}  // namespace mlt::app

@@ -1,0 +1,513 @@
+#include "mlt/svm/smo.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mlt/core/error.hpp"
+
+namespace mlt::svm {
+namespace {
+
+using std::size_t;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr size_t kNone = std::numeric_limits<size_t>::max();
+// FCL: the curvature used where a_ij <= 0 (LIBSVM's TAU).
+constexpr double kTau = 1e-12;
+
+// Columns of Q, LRU, bounded in doubles (LIBSVM's Cache). A column is held
+// for its first `len` entries (the active length when it was asked for) and extended
+// when a longer one is asked for. The caller fills the entries [start, len) that
+// `get` reports missing.
+class ColumnCache {
+ public:
+  ColumnCache(size_t n, size_t capacity) : entries_(n + 1), free_(std::max(capacity, 2 * n)) {
+    // Two full columns always fit: a step needs columns i and j at once.
+    entries_[n].prev = entries_[n].next = n;  // the list's sentinel
+  }
+
+  // Column `index` with room for [0, len); returns its data and the first entry the
+  // caller must fill (len when it is all there). Marks it most recently used.
+  std::pair<double*, size_t> get(size_t index, size_t len) {
+    Entry& e = entries_[index];
+    if (e.len) unlink(index);
+    size_t start = len;
+    if (len > e.len) {
+      const size_t more = len - e.len;
+      while (free_ < more) evict(entries_[sentinel()].next);
+      std::unique_ptr<double[]> data(new double[len]);
+      std::copy(e.data.get(), e.data.get() + e.len, data.get());
+      e.data = std::move(data);
+      free_ -= more;
+      start = e.len;
+      e.len = len;
+    }
+    append(index);
+    return {e.data.get(), start};
+  }
+
+  // Positions i and j of the problem exchange places (shrinking): the columns follow
+  // their variables, and every cached column exchanges its entries i and j, or is
+  // dropped when it holds one and not the other.
+  void swap_index(size_t i, size_t j) {
+    if (i == j) return;
+    Entry& a = entries_[i];
+    Entry& b = entries_[j];
+    if (a.len) unlink(i);
+    if (b.len) unlink(j);
+    std::swap(a.data, b.data);
+    std::swap(a.len, b.len);
+    if (a.len) append(i);
+    if (b.len) append(j);
+    if (i > j) std::swap(i, j);
+    for (size_t k = entries_[sentinel()].next; k != sentinel();) {
+      Entry& e = entries_[k];
+      const size_t next = e.next;
+      if (e.len > i) {
+        if (e.len > j)
+          std::swap(e.data[i], e.data[j]);
+        else
+          evict(k);
+      }
+      k = next;
+    }
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<double[]> data;
+    size_t len = 0;
+    size_t prev = 0, next = 0;
+  };
+
+  size_t sentinel() const { return entries_.size() - 1; }
+  void unlink(size_t k) {
+    entries_[entries_[k].prev].next = entries_[k].next;
+    entries_[entries_[k].next].prev = entries_[k].prev;
+  }
+  void append(size_t k) {  // as the most recently used
+    const size_t last = entries_[sentinel()].prev;
+    entries_[k].prev = last;
+    entries_[k].next = sentinel();
+    entries_[last].next = k;
+    entries_[sentinel()].prev = k;
+  }
+  void evict(size_t k) {
+    unlink(k);
+    free_ += entries_[k].len;
+    entries_[k].data.reset();
+    entries_[k].len = 0;
+  }
+
+  std::vector<Entry> entries_;
+  size_t free_;  // doubles that may still be allocated
+};
+
+class Solver {
+ public:
+  Solver(const Kernel& kernel, const arma::mat& X, const arma::vec& y, const arma::vec& C, const SmoOptions& o)
+      : kernel_(kernel),
+        X_(X),
+        n_(X.n_rows),
+        tol_(o.tol),
+        shrinking_(o.shrinking),
+        cache_(n_, cache_doubles(o.cache_mb)) {
+    y_.assign(y.begin(), y.end());
+    C_.assign(C.begin(), C.end());
+    const arma::vec d = kernel.diagonal(X);
+    QD_.assign(d.begin(), d.end());
+    for (double v : QD_)
+      if (!std::isfinite(v)) throw_not_finite();
+    alpha_.assign(n_, 0.0);
+    status_.assign(n_, kLower);
+    G_.assign(n_, -1.0);  // ∇f(0) = −e
+    Gbar_.assign(n_, 0.0);
+    active_set_.resize(n_);
+    for (size_t t = 0; t < n_; ++t) active_set_[t] = t;
+    active_ = n_;
+    if (o.max_iter) {
+      max_iter_ = o.max_iter;
+    } else {  // LIBSVM's safety bound
+      max_iter_ = std::max<size_t>(10'000'000, n_ > std::numeric_limits<size_t>::max() / 100 ? n_ : 100 * n_);
+    }
+  }
+
+  SmoResult run() {
+    size_t counter = std::min<size_t>(n_, 1000) + 1;
+    bool converged = false;
+    while (r_.iterations < max_iter_) {
+      if (--counter == 0) {
+        counter = std::min<size_t>(n_, 1000);
+        if (shrinking_) do_shrinking();
+      }
+      size_t i, j;
+      if (select_working_set(i, j)) {
+        // Optimal on the active set: check on all n before stopping.
+        unshrink_all();
+        if (select_working_set(i, j)) {
+          converged = true;
+          break;
+        }
+        counter = 1;  // shrink again at the next iteration
+      }
+      ++r_.iterations;
+      step(i, j);
+    }
+    if (!converged) {
+      unshrink_all();
+      size_t i, j;
+      converged = select_working_set(i, j) && gap_ <= tol_;
+    }
+    r_.converged = converged;
+    r_.gap = std::max(gap_, 0.0);
+    r_.b = -rho();
+    double v = 0;
+    for (size_t t = 0; t < n_; ++t) v += alpha_[t] * (G_[t] - 1.0);
+    r_.objective = v / 2;
+    r_.alpha.set_size(n_);
+    for (size_t t = 0; t < n_; ++t) r_.alpha[active_set_[t]] = alpha_[t];
+    return std::move(r_);
+  }
+
+ private:
+  enum Status : char { kLower, kUpper, kFree };
+
+  static size_t cache_doubles(size_t mb) {
+    constexpr size_t kMax = std::numeric_limits<size_t>::max();
+    return mb > (kMax >> 20) ? kMax / sizeof(double) : (mb << 20) / sizeof(double);
+  }
+
+  [[noreturn]] static void throw_not_finite() {
+    throw DataError(
+        "kernel values are not finite (overflow): lower `gamma`, `degree` or `coef0`, or standardize the data");
+  }
+
+  bool is_upper(size_t t) const { return status_[t] == kUpper; }
+  bool is_lower(size_t t) const { return status_[t] == kLower; }
+  bool is_free(size_t t) const { return status_[t] == kFree; }
+  void update_status(size_t t) {
+    status_[t] = alpha_[t] >= C_[t] ? kUpper : alpha_[t] <= 0 ? kLower : kFree;
+  }
+
+  // Entries [0, len) of Q's column i (positions in the current order).
+  //
+  // The missing entries are computed with Kernel::gram on blocks of rows: its entry
+  // (t, 0) depends on rows t and i only (mlt/core/rowwise.hpp: a plain ascending sum
+  // per entry, whatever the other rows of the block), so a column computed whole, in
+  // blocks, or extended later from its cached head holds the same bits, and so does
+  // Q_ti computed as part of column t (the products commute). Hence neither the cache
+  // size, nor shrinking's reordering, nor the thread count changes any value of Q.
+  const double* column(size_t i, size_t len) {
+    auto [data, start] = cache_.get(i, len);
+    if (start >= len) {
+      ++r_.cache_hits;
+      return data;
+    }
+    ++r_.cache_misses;
+    const arma::mat xi = X_.row(i);
+    // Blocks bound the copy of X's rows that gram takes (~2 MB); they are large
+    // enough for its parallel loop to use the cores.
+    const size_t block = std::max<size_t>(4096, (size_t(1) << 18) / std::max<size_t>(1, X_.n_cols));
+    for (size_t a = start; a < len; a += block) {
+      const size_t b = std::min(len, a + block);
+      const arma::mat k = kernel_.gram(X_.rows(a, b - 1), xi);
+      for (size_t t = a; t < b; ++t) {
+        const double v = k[t - a];
+        if (!std::isfinite(v)) throw_not_finite();
+        data[t] = y_[i] * y_[t] * v;
+      }
+    }
+    return data;
+  }
+
+  // FCL WSS 2 on the active set; true when the active problem is optimal
+  // (m − M <= tol). Leaves m − M in gap_.
+  bool select_working_set(size_t& out_i, size_t& out_j) {
+    double Gmax = -kInf;   // m(α): max −y_t G_t over I_up
+    double Gmax2 = -kInf;  // −M(α): max y_t G_t over I_low
+    size_t i = kNone, j_best = kNone;
+    double obj_diff_min = kInf;
+    for (size_t t = 0; t < active_; ++t) {
+      if (y_[t] > 0) {
+        if (!is_upper(t) && -G_[t] >= Gmax) {
+          Gmax = -G_[t];
+          i = t;
+        }
+      } else if (!is_lower(t) && G_[t] >= Gmax) {
+        Gmax = G_[t];
+        i = t;
+      }
+    }
+    const double* Qi = i != kNone ? column(i, active_) : nullptr;
+    for (size_t j = 0; j < active_; ++j) {
+      double grad_diff, quad_coef;
+      if (y_[j] > 0) {
+        if (is_lower(j)) continue;
+        grad_diff = Gmax + G_[j];
+        Gmax2 = std::max(Gmax2, G_[j]);
+        if (!(grad_diff > 0)) continue;
+        quad_coef = QD_[i] + QD_[j] - 2.0 * y_[i] * Qi[j];
+      } else {
+        if (is_upper(j)) continue;
+        grad_diff = Gmax - G_[j];
+        Gmax2 = std::max(Gmax2, -G_[j]);
+        if (!(grad_diff > 0)) continue;
+        quad_coef = QD_[i] + QD_[j] + 2.0 * y_[i] * Qi[j];
+      }
+      const double obj_diff = -(grad_diff * grad_diff) / (quad_coef > 0 ? quad_coef : kTau);
+      if (obj_diff <= obj_diff_min) {
+        j_best = j;
+        obj_diff_min = obj_diff;
+      }
+    }
+    gap_ = Gmax + Gmax2;
+    if (gap_ <= tol_ || j_best == kNone) return true;
+    out_i = i;
+    out_j = j_best;
+    return false;
+  }
+
+  // The two-variable subproblem in α_i, α_j, solved exactly and clipped to the box
+  // along the line y_i α_i + y_j α_j = const; then G on the active set and Ḡ.
+  void step(size_t i, size_t j) {
+    const double* Qi = column(i, active_);
+    const double* Qj = column(j, active_);
+    const double Ci = C_[i], Cj = C_[j];
+    const double old_i = alpha_[i], old_j = alpha_[j];
+    double& ai = alpha_[i];
+    double& aj = alpha_[j];
+    if (y_[i] != y_[j]) {
+      double quad_coef = QD_[i] + QD_[j] + 2 * Qi[j];
+      if (quad_coef <= 0) {
+        quad_coef = kTau;
+        ++r_.non_psd_steps;
+      }
+      const double delta = (-G_[i] - G_[j]) / quad_coef;
+      const double diff = ai - aj;  // conserved
+      ai += delta;
+      aj += delta;
+      if (diff > 0) {
+        if (aj < 0) {
+          aj = 0;
+          ai = diff;
+        }
+      } else if (ai < 0) {
+        ai = 0;
+        aj = -diff;
+      }
+      if (diff > Ci - Cj) {
+        if (ai > Ci) {
+          ai = Ci;
+          aj = Ci - diff;
+        }
+      } else if (aj > Cj) {
+        aj = Cj;
+        ai = Cj + diff;
+      }
+    } else {
+      double quad_coef = QD_[i] + QD_[j] - 2 * Qi[j];
+      if (quad_coef <= 0) {
+        quad_coef = kTau;
+        ++r_.non_psd_steps;
+      }
+      const double delta = (G_[i] - G_[j]) / quad_coef;
+      const double sum = ai + aj;  // conserved
+      ai -= delta;
+      aj += delta;
+      if (sum > Ci) {
+        if (ai > Ci) {
+          ai = Ci;
+          aj = sum - Ci;
+        }
+      } else if (aj < 0) {
+        aj = 0;
+        ai = sum;
+      }
+      if (sum > Cj) {
+        if (aj > Cj) {
+          aj = Cj;
+          ai = sum - Cj;
+        }
+      } else if (ai < 0) {
+        ai = 0;
+        aj = sum;
+      }
+    }
+
+    const double dai = ai - old_i, daj = aj - old_j;
+    for (size_t k = 0; k < active_; ++k) G_[k] += Qi[k] * dai + Qj[k] * daj;
+
+    // Ḡ = Σ_{α_t = C_t} C_t Q_:t over all n: follow i and j across the upper bound.
+    const bool was_upper_i = is_upper(i), was_upper_j = is_upper(j);
+    update_status(i);
+    update_status(j);
+    if (was_upper_i != is_upper(i)) update_gbar(i, was_upper_i ? -Ci : Ci);
+    if (was_upper_j != is_upper(j)) update_gbar(j, was_upper_j ? -Cj : Cj);
+  }
+
+  void update_gbar(size_t t, double c) {
+    const double* Qt = column(t, n_);
+    for (size_t k = 0; k < n_; ++k) Gbar_[k] += c * Qt[k];
+  }
+
+  // LIBSVM's be_shrunk: a variable at a bound whose −y_t G_t lies beyond m (or M) on
+  // the side that keeps it out of any violating pair.
+  bool be_shrunk(size_t t, double Gmax1, double Gmax2) const {
+    if (is_upper(t)) return y_[t] > 0 ? -G_[t] > Gmax1 : -G_[t] > Gmax2;
+    if (is_lower(t)) return y_[t] > 0 ? G_[t] > Gmax2 : G_[t] > Gmax1;
+    return false;
+  }
+
+  void do_shrinking() {
+    double Gmax1 = -kInf;  // max −y_t G_t over I_up
+    double Gmax2 = -kInf;  // max y_t G_t over I_low
+    for (size_t t = 0; t < active_; ++t) {
+      if (y_[t] > 0) {
+        if (!is_upper(t)) Gmax1 = std::max(Gmax1, -G_[t]);
+        if (!is_lower(t)) Gmax2 = std::max(Gmax2, G_[t]);
+      } else {
+        if (!is_upper(t)) Gmax2 = std::max(Gmax2, -G_[t]);
+        if (!is_lower(t)) Gmax1 = std::max(Gmax1, G_[t]);
+      }
+    }
+    // Near the end, look at every variable once more: shrinking decisions taken far
+    // from the optimum may have been wrong (CL "Shrinking").
+    if (!unshrunk_ && Gmax1 + Gmax2 <= tol_ * 10) {
+      unshrunk_ = true;
+      unshrink_all();
+    }
+    for (size_t t = 0; t < active_; ++t) {
+      if (!be_shrunk(t, Gmax1, Gmax2)) continue;
+      --active_;
+      while (active_ > t) {
+        if (!be_shrunk(active_, Gmax1, Gmax2)) {
+          swap_index(t, active_);
+          break;
+        }
+        --active_;
+      }
+    }
+  }
+
+  void unshrink_all() {
+    if (active_ == n_) return;
+    reconstruct_gradient();
+    active_ = n_;
+    ++r_.unshrinks;
+  }
+
+  // G of the inactive variables from Ḡ and the free α: G_t = Ḡ_t − 1 +
+  // Σ_{free j} α_j Q_tj, by rows of the inactive or columns of the free variables,
+  // whichever touches fewer kernel entries (LIBSVM's rule). Either way each G_t adds
+  // the same terms in ascending j, and Q_tj = Q_jt bit for bit.
+  void reconstruct_gradient() {
+    if (active_ == n_) return;
+    for (size_t t = active_; t < n_; ++t) G_[t] = Gbar_[t] - 1.0;
+    size_t n_free = 0;
+    for (size_t j = 0; j < active_; ++j) n_free += is_free(j);
+    if (n_free * n_ > 2 * active_ * (n_ - active_)) {
+      for (size_t t = active_; t < n_; ++t) {
+        const double* Qt = column(t, active_);
+        for (size_t j = 0; j < active_; ++j)
+          if (is_free(j)) G_[t] += alpha_[j] * Qt[j];
+      }
+    } else {
+      for (size_t j = 0; j < active_; ++j) {
+        if (!is_free(j)) continue;
+        const double* Qj = column(j, n_);
+        for (size_t t = active_; t < n_; ++t) G_[t] += alpha_[j] * Qj[t];
+      }
+    }
+  }
+
+  void swap_index(size_t a, size_t b) {
+    cache_.swap_index(a, b);
+    X_.swap_rows(a, b);
+    std::swap(y_[a], y_[b]);
+    std::swap(C_[a], C_[b]);
+    std::swap(QD_[a], QD_[b]);
+    std::swap(alpha_[a], alpha_[b]);
+    std::swap(status_[a], status_[b]);
+    std::swap(G_[a], G_[b]);
+    std::swap(Gbar_[a], Gbar_[b]);
+    std::swap(active_set_[a], active_set_[b]);
+  }
+
+  // ρ = −b: the mean of y_t G_t over the free variables, else the middle
+  // of [max over the lower side, min over the upper side] the bounded ones allow.
+  double rho() const {
+    size_t n_free = 0;
+    double ub = kInf, lb = -kInf, sum_free = 0;
+    for (size_t t = 0; t < active_; ++t) {
+      const double yG = y_[t] * G_[t];
+      if (is_upper(t)) {
+        if (y_[t] < 0)
+          ub = std::min(ub, yG);
+        else
+          lb = std::max(lb, yG);
+      } else if (is_lower(t)) {
+        if (y_[t] > 0)
+          ub = std::min(ub, yG);
+        else
+          lb = std::max(lb, yG);
+      } else {
+        ++n_free;
+        sum_free += yG;
+      }
+    }
+    return n_free > 0 ? sum_free / static_cast<double>(n_free) : (ub + lb) / 2;
+  }
+
+  const Kernel& kernel_;
+  arma::mat X_;  // rows in the solver's current order (shrinking permutes them)
+  const size_t n_;
+  const double tol_;
+  const bool shrinking_;
+  size_t max_iter_ = 0;
+  ColumnCache cache_;
+  std::vector<double> y_, C_, QD_, alpha_, G_, Gbar_;
+  std::vector<Status> status_;
+  std::vector<size_t> active_set_;  // original index of each position
+  size_t active_ = 0;
+  bool unshrunk_ = false;
+  double gap_ = kInf;
+  SmoResult r_;
+};
+
+void check(const arma::mat& X, const arma::vec& y, const arma::vec& C, const SmoOptions& o) {
+  if (!(o.tol > 0) || !std::isfinite(o.tol)) throw UsageError("`tol` must be > 0");
+  if (o.cache_mb < 1) throw UsageError("`cache_mb` must be >= 1");
+  const size_t n = X.n_rows;
+  if (y.n_elem != n || C.n_elem != n)
+    throw DataError("SMO: " + std::to_string(n) + " samples but " + std::to_string(y.n_elem) + " labels and " +
+                    std::to_string(C.n_elem) + " bounds");
+  if (!X.is_finite()) throw DataError("SMO: the data have non-finite values");
+  bool positive = false, negative = false;
+  for (double v : y) {
+    if (v == 1)
+      positive = true;
+    else if (v == -1)
+      negative = true;
+    else
+      throw DataError("SMO: labels must be -1 or +1");
+  }
+  if (!positive || !negative) throw DataError("SMO: both classes (-1 and +1) are needed");
+  for (double c : C)
+    if (!(c > 0) || !std::isfinite(c)) throw UsageError("`C` must be > 0 and finite for every sample");
+}
+
+}  // namespace
+
+SmoResult solve_smo(const Kernel& kernel, const arma::mat& X, const arma::vec& y, const arma::vec& C,
+                    const SmoOptions& options) {
+  check(X, y, C, options);
+  return Solver(kernel, X, y, C, options).run();
+}
+
+}  // namespace mlt::svm

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# mlt pca --kernel end to end: fit, transform, score, info, cv, refusals. Reference
+# numbers: tests/fixtures/kernel_pca/*.json, scikit-learn's KernelPCA fitted on the
+# even-numbered rows (scripts/fixtures/kernel_pca.py).
+source "$(dirname "$0")/lib.sh" "$@"
+FIX=$SRC/tests/fixtures/kernel_pca
+
+python3 - "$DATA/iris.csv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+head, rows = lines[0], lines[1:]
+open("train.csv", "w").write("\n".join([head] + rows[0::2]) + "\n")
+open("test.csv", "w").write("\n".join([head] + rows[1::2]) + "\n")
+PY
+
+# scores equal to scikit-learn's up to sign: 1e-8 relative to max(1, |value|)
+# (tests/lib/kernel_pca_test.cpp derives it).
+same_scores() {  # CSV FIXTURE
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+rows = [list(map(float, l.split(","))) for l in open(sys.argv[1]).read().splitlines()[1:]]
+ref = json.load(open(sys.argv[2]))["scores_test"]
+assert len(rows) == len(ref) and len(rows[0]) == len(ref[0]), (len(rows), len(ref))
+for j in range(len(ref[0])):
+    s = 1 if sum(r[j] * e[j] for r, e in zip(rows, ref)) >= 0 else -1
+    for r, e in zip(rows, ref):
+        assert abs(s * r[j] - e[j]) <= 1e-8 * max(1, abs(e[j])), (j, r[j], e[j])
+PY
+}
+
+expect_status 0 "fit rbf" "$MLT" pca fit train.csv --ignore species --kernel rbf --gamma 0.5 --standardize -k 5 -o rbf.pca
+run "$MLT" pca transform rbf.pca test.csv -o scores.csv
+check "transform: pc1..pc5" test "$(head -1 scores.csv)" = "pc1,pc2,pc3,pc4,pc5"
+check "transform: scikit-learn's KernelPCA scores (rbf)" same_scores scores.csv "$FIX/iris_rbf.json"
+
+expect_status 0 "fit poly" "$MLT" pca fit train.csv --ignore species --kernel poly --gamma 0.2 --degree 3 --coef0 1 \
+  --standardize -k 4 -o poly.pca
+"$MLT" pca transform poly.pca test.csv -o poly.csv
+check "transform: scikit-learn's KernelPCA scores (poly)" same_scores poly.csv "$FIX/iris_poly.json"
+
+# score: no reconstruction in the input space; the feature-space error and ratio as the
+# fixture's NumPy formulas.
+run "$MLT" pca score rbf.pca test.csv --json
+check "score: no reconstruction_mse for kernel PCA" python3 -c '
+import json, sys; assert "reconstruction_mse" not in json.loads(sys.argv[1])' "$out"
+ref_pe=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["projection_error_test"])' "$FIX/iris_rbf.json")
+ref_evr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["explained_variance_ratio_test"])' "$FIX/iris_rbf.json")
+check "score: projection_error ($ref_pe)" close_to "$(json_get "$out" projection_error)" "$ref_pe" 1e-8
+check "score: explained_variance_ratio ($ref_evr)" close_to "$(json_get "$out" explained_variance_ratio)" "$ref_evr" 1e-8
+
+# info: the kernel and its resolved parameters; only those that apply.
+run "$MLT" info rbf.pca --json
+check "info: kernel rbf, gamma 0.5, no degree" python3 -c '
+import json, sys; p = json.loads(sys.argv[1])["params"]
+assert p["kernel"] == "rbf" and p["gamma"] == 0.5 and "degree" not in p and "solver" not in p, p' "$out"
+
+# The linear kernel is PCA: the same scores as plain PCA, up to sign.
+"$MLT" pca fit "$DATA/iris.csv" --ignore species -k 3 -o lin.pca
+"$MLT" pca fit "$DATA/iris.csv" --ignore species -k 3 --kernel linear -o klin.pca
+"$MLT" pca transform lin.pca "$DATA/iris.csv" -o lin.csv
+"$MLT" pca transform klin.pca "$DATA/iris.csv" -o klin.csv
+check "linear kernel = PCA (1e-9, up to sign)" python3 - <<'PY'
+a = [list(map(float, l.split(","))) for l in open("lin.csv").read().splitlines()[1:]]
+b = [list(map(float, l.split(","))) for l in open("klin.csv").read().splitlines()[1:]]
+for j in range(3):
+    s = 1 if sum(x[j] * y[j] for x, y in zip(a, b)) >= 0 else -1
+    assert all(abs(x[j] - s * y[j]) <= 1e-9 * max(1, abs(x[j])) for x, y in zip(a, b)), j
+PY
+
+# cv: grids of the kernel's parameters, scored by the projection error.
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species --standardize --kernel rbf --gamma 0.1,1 -k 2 --score projection_error
+check "cv: two gammas" test "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = "n_components,kernel,gamma,score,mean,std,folds,best,2"
+expect_error 2 "give --score projection_error" "cv: kernel PCA has no reconstruction_mse" \
+  "$MLT" pca cv "$DATA/iris.csv" --ignore species --kernel rbf -k 2
+
+# Refusals.
+expect_error 2 "reconstruct.*linear PCA" "--reconstruct with a kernel model" "$MLT" pca transform rbf.pca test.csv --reconstruct
+expect_error 2 "degree applies to the poly kernel only" "--degree with rbf" \
+  "$MLT" pca fit train.csv --ignore species --kernel rbf --degree 2 -o x.pca
+expect_error 2 "requires --kernel" "--gamma without a kernel" "$MLT" pca fit train.csv --ignore species --gamma 1 -o x.pca
+expect_error 2 "solver applies to linear PCA only" "--solver with a kernel" \
+  "$MLT" pca fit train.csv --ignore species --kernel rbf --solver svd -o x.pca
+expect_error 65 "only 4 eigenvalues of the centred kernel matrix are positive" "more components than the rank" \
+  "$MLT" pca fit "$DATA/iris.csv" --ignore species --kernel linear -k 5 -o x.pca
+check "nothing written on refusal" test ! -e x.pca
+finish

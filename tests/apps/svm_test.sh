@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# mlt svm end to end: fit, info, predict (--decision), score, cv, refusals. Reference
+# numbers: tests/fixtures/svm/reference.json (LIBLINEAR and LinearSVC, certified
+# optimal by a dual lower bound; scripts/fixtures/svm.py). The unit tests
+# (tests/lib/svm_test.cpp) compare every case; here one case goes through the
+# command line, with the objective compared at the same 1e-6 relative.
+source "$(dirname "$0")/lib.sh" "$@"
+FIX=$SRC/tests/fixtures/svm
+
+# The first case of reference.json (standardized breast cancer, λ = 1, hinge, with
+# intercept): mlt's objective is λ times LIBLINEAR's scale, and equals the
+# certified optimum to 1e-6 relative.
+expect_status 0 "fit cancer" "$MLT" svm fit "$FIX/cancer_std.csv" --target y --lambda 1 --max-iter 100000 -o c.svm
+check "fit: one summary line with the duality gap" grep -q "svm: .* iterations, objective .*, duality gap" <<<"$err"
+run "$MLT" info c.svm --json
+check "info: objective equals the certified optimum to 1e-6" python3 - "$out" "$FIX/reference.json" <<'PY'
+import json, sys
+h = json.loads(sys.argv[1])
+ref = [c for c in json.load(open(sys.argv[2]))["cases"]
+       if c["data"] == "cancer_std" and c["lambda"] == 1.0 and c["loss"] == "hinge" and c["fit_intercept"]][0]
+lower = ref["outputs"][0]["dual_lower_bound"]
+f = h["fitted"]
+assert h["params"]["loss"] == "hinge" and h["params"]["lambda"] == 1, h["params"]
+assert f["converged"] and f["duality_gap"] <= 1e-6 * f["objective"], f
+assert abs(f["objective"] - lower) <= 1e-6 * lower, (f["objective"], lower)
+PY
+run "$MLT" info c.svm
+check "info: iterations, objective and duality gap in text" \
+  test "$(grep -cE '^  (iterations|objective|duality_gap):' <<<"$out")" -eq 3
+
+# predict: labels, and --decision with the second class's decision value.
+run "$MLT" svm predict c.svm "$FIX/cancer_std.csv" --decision
+check "predict --decision: y,decision_1" test "$(head -1 <<<"$out")" = "y,decision_1"
+check "predict --decision: the label is 1 exactly where the decision value is > 0" \
+  awk -F, 'NR > 1 { if (($1 == 1) != ($2 > 0)) bad = 1 } END { exit bad }' <<<"$out"
+run "$MLT" svm predict c.svm "$FIX/cancer_std.csv"
+check "predict: one label column" test "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = "y,569"
+expect_error 2 "proba" "no probabilities: no --proba" "$MLT" svm predict c.svm "$FIX/cancer_std.csv" --proba
+
+# score: accuracy and friends; no log loss without probabilities.
+run "$MLT" svm score c.svm "$FIX/cancer_std.csv" --json
+check "score --json: accuracy above 0.97 on its training set" python3 -c '
+import json, sys; s = json.loads(sys.argv[1]); assert s["accuracy"] > 0.97 and "log_loss" not in s, s' "$out"
+
+# Iris, text labels, one-vs-rest: one decision column per class, named after it.
+run "$MLT" svm fit "$DATA/iris.csv" --standardize --lambda 0.01 --loss squared_hinge -o iris.svm
+check "iris: fitted" test "$rc" -eq 0
+run "$MLT" svm predict iris.svm "$DATA/iris.csv" --decision
+check "iris --decision: a column per class" test "$(head -1 <<<"$out")" = \
+  "species,decision_setosa,decision_versicolor,decision_virginica"
+run "$MLT" info iris.svm --json
+check "iris: three binary problems, each with its gap" python3 -c '
+import json, sys; f = json.loads(sys.argv[1])["fitted"]
+assert f["n_outputs"] == 3 and len(f["per_output"]) == 3, f
+assert all(p["duality_gap"] <= 1e-6 * p["objective"] for p in f["per_output"]), f' "$out"
+
+# The same model whatever --threads.
+"$MLT" --threads 1 svm fit "$DATA/iris.csv" --standardize -o t1.svm 2>/dev/null
+"$MLT" --threads 2 svm fit "$DATA/iris.csv" --standardize -o t2.svm 2>/dev/null
+check "--threads 1 and 2: the same predictions" cmp -s \
+  <("$MLT" svm predict t1.svm "$DATA/iris.csv" --decision) <("$MLT" svm predict t2.svm "$DATA/iris.csv" --decision)
+
+# cv: grids over lambda and the loss from the declaration; accuracy by default.
+run "$MLT" svm cv "$DATA/iris.csv" --standardize --lambda 0.01,1 --loss hinge,squared_hinge
+check "cv: lambda x loss grid" test "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = \
+  "lambda,loss,score,mean,std,folds,best,4"
+expect_error 2 'unknown metric "log_loss"' "cv: no log_loss" "$MLT" svm cv "$DATA/iris.csv" --score log_loss
+
+# Refusals: bad flags and values (usage, 2), one class (data, 65), nothing written.
+expect_error 2 "lambda" "lambda 0" "$MLT" svm fit "$DATA/iris.csv" --lambda 0 -o x.svm
+expect_error 2 "loss" "unknown loss" "$MLT" svm fit "$DATA/iris.csv" --loss logistic -o x.svm
+expect_error 2 "multiclass" "ovo is not the linear SVM's" "$MLT" svm fit "$DATA/iris.csv" --multiclass ovo -o x.svm
+expect_error 2 "did you mean --lambda" "misspelt flag" "$MLT" svm fit "$DATA/iris.csv" --lamda 1 -o x.svm
+expect_error 2 "kernel" "no kernel flag (linear only)" "$MLT" svm fit "$DATA/iris.csv" --kernel rbf -o x.svm
+head -3 "$DATA/iris.csv" > one_class.csv
+expect_error 65 "only one class" "one class" "$MLT" svm fit one_class.csv -o x.svm
+check "nothing written after a refusal" test ! -e x.svm
+finish

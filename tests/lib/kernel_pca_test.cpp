@@ -1,0 +1,245 @@
+// Kernel PCA (mlt::Pca with a kernel) against scikit-learn's KernelPCA (fixtures made
+// by scripts/fixtures/kernel_pca.py), against mlt's own linear PCA for the linear
+// kernel, and on the degenerate spectra it must refuse or trim.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "mlt/io/csv.hpp"
+#include "mlt/io/model_file.hpp"
+#include "mlt/pca.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+arma::mat to_mat(const nlohmann::json& rows) {
+  arma::mat m(rows.size(), rows[0].size());
+  for (arma::uword i = 0; i < m.n_rows; ++i)
+    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
+  return m;
+}
+
+arma::vec to_vec(const nlohmann::json& v) { return arma::vec(v.get<std::vector<double>>()); }
+
+// max |a - b| / max(1, max |b|).
+double rel_error(const arma::mat& a, const arma::mat& b) {
+  return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());
+}
+
+// a's columns flipped where that brings them closer to b's (components are defined up
+// to sign).
+arma::mat align_signs(arma::mat a, const arma::mat& b) {
+  for (arma::uword j = 0; j < a.n_cols; ++j)
+    if (arma::dot(a.col(j), b.col(j)) < 0) a.col(j) *= -1;
+  return a;
+}
+
+arma::mat every_other_row(const arma::mat& X, arma::uword first) {
+  return X.rows(arma::regspace<arma::uvec>(first, 2, X.n_rows - 1));
+}
+
+mlt::PcaParams kernel_params(mlt::KernelType type) {
+  mlt::PcaParams p;
+  p.kernelized = true;
+  p.kernel.type = type;
+  return p;
+}
+
+std::string saved(const mlt::Pca& e) {
+  mlt::io::ModelWriter w(mlt::Pca::kind);
+  e.save(w);
+  return w.bytes();
+}
+
+}  // namespace
+
+// Tolerance: the kept components are separated by relative eigengaps of at least 4.6e-3
+// (the script asserts and stores min_relative_gap), so the eigenvectors of a backward
+// stable eigensolver (dsyevd or numpy's dsyevd) move by about n ε ‖K̃‖ / gap ≈ 89 ·
+// 2.2e-16 / 4.6e-3 ≈ 4e-12 relative, on any BLAS; 1e-8 leaves three orders of margin.
+TEST_CASE("kernel PCA equals scikit-learn's KernelPCA for every kernel (1e-8 relative, up to sign)") {
+  for (const char* name : {"iris_rbf", "iris_rbf_default_gamma", "iris_poly", "iris_linear_all", "wine_laplacian",
+                           "wine_sigmoid", "diabetes_exponential"}) {
+    CAPTURE(name);
+    std::ifstream in(mlt::test::fixture_path(std::string("tests/fixtures/kernel_pca/") + name + ".json"));
+    const auto ref = nlohmann::json::parse(in);
+    mlt::io::ColumnSelection sel;
+    sel.ignore = {ref["ignore"].get<std::string>()};
+    const auto data = mlt::io::read_csv(mlt::test::fixture_path(ref["file"]), {}, sel);
+    const arma::mat train = every_other_row(data.X, 0), test = every_other_row(data.X, 1);
+
+    mlt::PcaParams p = kernel_params(mlt::parse_name<mlt::KernelType>(ref["kernel"].get<std::string>()));
+    p.standardize = ref["standardize"];
+    if (!ref["n_components"].is_null()) p.n_components = ref["n_components"];
+    const auto& kp = ref["params"];
+    if (kp.contains("gamma")) p.kernel.gamma = kp["gamma"];
+    if (kp.contains("sigma")) p.kernel.sigma = kp["sigma"];
+    if (kp.contains("degree")) p.kernel.degree = kp["degree"];
+    if (kp.contains("coef0")) p.kernel.coef0 = kp["coef0"];
+    mlt::Pca pca(p);
+    pca.fit(train);
+
+    const arma::vec eigenvalues = to_vec(ref["eigenvalues"]);
+    REQUIRE(pca.n_components() == eigenvalues.n_elem);
+    CHECK(arma::approx_equal(pca.eigenvalues(), eigenvalues, "reldiff", 1e-8));
+    CHECK(arma::approx_equal(pca.explained_variance_ratio(), to_vec(ref["explained_variance_ratio"]), "reldiff", 1e-8));
+    CHECK(arma::approx_equal(pca.explained_variance(), eigenvalues / (train.n_rows - 1.0), "reldiff", 1e-8));
+    const arma::mat expected_test = to_mat(ref["scores_test"]);
+    CHECK(rel_error(align_signs(pca.transform(test), expected_test), expected_test) < 1e-8);
+    const arma::mat expected_train = to_mat(ref["scores_train"]);
+    CHECK(rel_error(align_signs(pca.transform(train), expected_train), expected_train) < 1e-8);
+    // A difference of two O(1) terms (k̃(x, x) and ‖z‖²): absolute 1e-8 at this scale.
+    CHECK(pca.projection_error(test) == doctest::Approx(ref["projection_error_test"].get<double>()).epsilon(1e-8));
+    CHECK(pca.explained_variance_ratio(test) ==
+          doctest::Approx(ref["explained_variance_ratio_test"].get<double>()).epsilon(1e-8));
+  }
+}
+
+// Kernel PCA with k(x, y) = <x, y> is PCA: K̃ = X̄X̄ᵀ, whose eigenvectors are U and
+// eigenvalues s², so the scores k̃(x, X) v / s = x̄ V are linear PCA's. The two go
+// through different factorizations (SVD of X̄ vs eigenvectors of X̄X̄ᵀ); the latter's
+// components are accurate to about n ε s_max² / (s_j² gap_j): standardized wine has
+// s_5² / s_1² = 0.18 and relative gaps ≥ 0.05 among the first five, so ≈ 178 · 2.2e-16
+// / (0.18 · 0.05) ≈ 4e-12 relative; 1e-9 holds on any BLAS.
+TEST_CASE("the linear kernel gives plain PCA's scores, variances and ratios (up to sign)") {
+  mlt::io::ColumnSelection sel;
+  sel.ignore = {"cultivar"};
+  const auto data = mlt::io::read_csv(mlt::test::fixture_path("data/wine.csv"), {}, sel);
+  for (bool whiten : {false, true}) {
+    CAPTURE(whiten);
+    mlt::PcaParams linear;
+    linear.n_components = 5;
+    linear.standardize = true;
+    linear.whiten = whiten;
+    linear.solver = mlt::PcaSolver::svd;
+    mlt::PcaParams kernel = kernel_params(mlt::KernelType::linear);
+    kernel.n_components = 5;
+    kernel.standardize = true;
+    kernel.whiten = whiten;
+    mlt::Pca a(linear), b(kernel);
+    a.fit(data.X);
+    b.fit(data.X);
+    const arma::mat za = a.transform(data.X);
+    CHECK(rel_error(align_signs(b.transform(data.X), za), za) < 1e-9);
+    CHECK(arma::approx_equal(b.explained_variance(), a.explained_variance(), "reldiff", 1e-9));
+    CHECK(arma::approx_equal(b.explained_variance_ratio(), a.explained_variance_ratio(), "reldiff", 1e-9));
+    CHECK(arma::approx_equal(b.eigenvalues(), arma::square(a.singular_values()), "reldiff", 1e-9));
+    // The projection errors agree too: in feature space for one, input space for the other.
+    CHECK(b.projection_error(data.X) == doctest::Approx(a.projection_error(data.X)).epsilon(1e-9));
+    CHECK(b.explained_variance_ratio(data.X) == doctest::Approx(a.explained_variance_ratio(data.X)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("kernel PCA keeps only the positive part of the spectrum") {
+  mlt::io::ColumnSelection sel;
+  sel.ignore = {"species"};
+  const auto iris = mlt::io::read_csv(mlt::test::fixture_path("data/iris.csv"), {}, sel);
+  SUBCASE("a rank-deficient Gram matrix: the default keeps its rank, more is refused") {
+    // The centred linear Gram matrix of 150 rows in 4 dimensions has rank 4; its other
+    // 146 eigenvalues are rounding, about 1e-16 of the largest.
+    mlt::Pca all(kernel_params(mlt::KernelType::linear));
+    all.fit(iris.X);
+    CHECK(all.n_components() == 4);
+    mlt::PcaParams p = kernel_params(mlt::KernelType::linear);
+    p.n_components = 5;
+    mlt::Pca five(p);
+    CHECK(mlt::test::error_message([&] { five.fit(iris.X); }, mlt::kExitDataError) ==
+          "kernel PCA: n_components=5 but only 4 eigenvalues of the centred kernel matrix are positive (above "
+          "1e-12 times the largest); the others carry no variance");
+  }
+  SUBCASE("an indefinite kernel (sigmoid): the negative eigenvalues are left out") {
+    mlt::PcaParams p = kernel_params(mlt::KernelType::sigmoid);
+    p.kernel.gamma = 0.5;
+    p.kernel.coef0 = -2;
+    mlt::Pca pca(p);
+    pca.fit(iris.X);
+    CHECK(pca.n_components() >= 1);
+    CHECK(pca.n_components() < iris.X.n_rows);
+    CHECK(arma::all(pca.eigenvalues() > 1e-12 * pca.eigenvalues()[0]));
+    CHECK(arma::abs(pca.alphas()).max() < 1e12);
+    CHECK(pca.transform(iris.X).is_finite());
+  }
+  SUBCASE("no positive eigenvalue at all (every row the same point) is refused") {
+    mlt::Pca pca(kernel_params(mlt::KernelType::rbf));
+    CHECK(mlt::test::error_message([&] { pca.fit(arma::mat(6, 3, arma::fill::ones)); }, mlt::kExitDataError) ==
+          "kernel PCA: the centred kernel matrix has no positive eigenvalue (all 6 rows are the same point in the "
+          "kernel's feature space)");
+    CHECK(mlt::test::error_message([&] { pca.fit(arma::mat(1, 3, arma::fill::ones)); }, mlt::kExitDataError).find(
+              "no positive eigenvalue") != std::string::npos);
+  }
+  SUBCASE("more components than rows is refused") {
+    mlt::PcaParams p = kernel_params(mlt::KernelType::rbf);
+    p.n_components = 11;
+    mlt::Pca pca(p);
+    CHECK(mlt::test::error_message([&] { pca.fit(iris.X.rows(0, 9)); }, mlt::kExitDataError) ==
+          "n_components=11 > n_samples=10");
+  }
+}
+
+TEST_CASE("kernel PCA: whitened training scores have unit variance; --variance picks the fewest components") {
+  mlt::io::ColumnSelection sel;
+  sel.ignore = {"species"};
+  const auto iris = mlt::io::read_csv(mlt::test::fixture_path("data/iris.csv"), {}, sel);
+  mlt::PcaParams p = kernel_params(mlt::KernelType::rbf);
+  p.standardize = true;
+  p.n_components = 3;
+  p.whiten = true;
+  mlt::Pca pca(p);
+  pca.fit(iris.X);
+  const arma::mat Z = pca.transform(iris.X);
+  // The training scores are v sqrt(λ) up to rounding: sample variance λ / (n - 1), which
+  // whitening divides out; mean zero because K̃ 1 = 0.
+  CHECK(arma::approx_equal(arma::var(Z, 0, 0), arma::rowvec(3, arma::fill::ones), "absdiff", 1e-10));
+  CHECK(arma::abs(arma::mean(Z, 0)).max() < 1e-10);
+
+  mlt::PcaParams v = kernel_params(mlt::KernelType::rbf);
+  v.standardize = true;
+  v.variance = 0.8;
+  mlt::Pca by_variance(v);
+  by_variance.fit(iris.X);
+  const arma::vec cum = arma::cumsum(by_variance.explained_variance_ratio());
+  CHECK(cum[cum.n_elem - 1] > 0.8);
+  if (cum.n_elem > 1) CHECK(cum[cum.n_elem - 2] <= 0.8);
+}
+
+TEST_CASE("kernel PCA models: save and load give the same scores, every kernel; rows are independent") {
+  const arma::mat X = mlt::test::random_mat(60, 3, 7), T = mlt::test::random_mat(23, 3, 8);
+  for (auto type : {mlt::KernelType::linear, mlt::KernelType::poly, mlt::KernelType::rbf, mlt::KernelType::laplacian,
+                    mlt::KernelType::exponential, mlt::KernelType::sigmoid}) {
+    CAPTURE(mlt::name_of(type));
+    mlt::PcaParams p = kernel_params(type);
+    p.n_components = 2;
+    p.standardize = true;
+    p.kernel.degree = 2;
+    mlt::Pca pca(p);
+    pca.fit(X);
+    const std::string bytes = saved(pca);
+    const mlt::Pca loaded = mlt::Pca::load(mlt::io::ModelReader::parse(bytes, "m"));
+    const arma::mat Z = pca.transform(T);
+    CHECK(arma::approx_equal(loaded.transform(T), Z, "absdiff", 0.0));
+    // Kernel::load resets the exponential kernel's default sigma (1, resolved into
+    // gamma) to 0 in the header it writes again (lib/mlt/kernel.cpp, shared with krr):
+    // the same kernel, other bytes.
+    if (type != mlt::KernelType::exponential) CHECK(saved(loaded) == bytes);
+    // One row at a time, or reversed, gives the same bits as the batch.
+    const arma::uvec reversed = arma::regspace<arma::uvec>(T.n_rows - 1, 0);
+    CHECK(arma::approx_equal(pca.transform(T.rows(reversed)), Z.rows(reversed), "absdiff", 0.0));
+    for (arma::uword i : {0u, 11u, 22u}) CHECK(arma::approx_equal(pca.transform(T.rows(i, i)), Z.rows(i, i), "absdiff", 0.0));
+    // The linear-only verbs say why they refuse.
+    CHECK(mlt::test::error_message([&] { pca.reconstruction_mse(T); }, mlt::kExitUsage).find("no pre-image") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("kernel PCA: the sign of each component is fixed (largest-magnitude dual coefficient positive)") {
+  const arma::mat X = mlt::test::random_mat(40, 3, 9);
+  mlt::PcaParams p = kernel_params(mlt::KernelType::rbf);
+  p.n_components = 4;
+  mlt::Pca pca(p);
+  pca.fit(X);
+  for (arma::uword j = 0; j < pca.alphas().n_cols; ++j) {
+    const arma::vec a = pca.alphas().col(j);
+    CHECK(a[arma::index_max(arma::abs(a))] > 0);
+  }
+}

@@ -1,0 +1,346 @@
+// The linear SVM against LIBLINEAR and scikit-learn's LinearSVC
+// (tests/fixtures/svm/, made by scripts/fixtures/svm.py), and the edge cases of
+// issue #13.
+//
+// What is compared, and the tolerances. Scale: LIBLINEAR's, P(w) = ½‖w‖² + Σ C_i ξ_i
+// with C_i = c_i/λ (mlt reports λ P; the tests divide by λ). The fixture certifies
+// each case's optimum: a dual lower bound D <= P* with the better reference's
+// (P_ref - D)/P_ref <= 1e-9 (the script refuses to write it otherwise).
+//  - mlt's own certificate: its duality gap g (computed afresh from its α and w)
+//    bounds P_mlt - P*. The default tol must give g <= 1e-6 P_mlt: the claim of
+//    SvmParams::tol, checked on every case (the measured relative gaps are printed by
+//    `./mlt_tests -tc='*fixture*' -s`).
+//  - Objective: P* <= P_mlt <= P* + g and P* <= P_ref <= P* + (P_ref - D), so
+//    |P_mlt - P_ref| <= max(g, P_ref - D) <= 1e-6 P_ref for every reference whose own
+//    certified gap P_ref - D is at most 1e-7 P_ref; and P_mlt >= D - 1e-12 P (no run
+//    beats a lower bound; 1e-12 covers the rounding of sums of n <= 569 terms).
+//    LIBLINEAR 2.3.0's command-line tool stops at its 1000 passes short of that on the
+//    ill-conditioned cases (small λ, raw iris: its objective is up to 7.5x the optimum
+//    there, the fixture records it), so it is compared where it got there: 10 of the
+//    28 binary problems (counted below); LinearSVC (10^6 passes allowed) on all.
+//    Weights and decisions are compared with the better-certified reference.
+//  - Weights: P is 1-strongly convex, so ½‖w - w*‖² <= P(w) - P*, and
+//    ‖w_mlt - w_ref‖ <= δ = sqrt(2 (g + r)) + sqrt(2 (P_ref - D + r)), where r = 1e-12 P
+//    covers the rounding of the computed gaps (sums of n <= 569 nonnegative terms of
+//    size <= P: n ε P < 1.3e-13 P each), without which a gap at the rounding level
+//    (the squared hinge's: 1e-16 relative) would claim more than it can. Decision values (intercept
+//    included) then differ by at most ‖x̂‖ δ per row, and the predicted classes agree
+//    on every row whose reference decision value is farther than that from 0 (for
+//    one-vs-rest, whose argmax is not within 2 max ‖x̂‖ δ of a tie).
+// The solver uses no BLAS and no threads (svm/linear.hpp): nothing here depends on
+// the OpenBLAS kernel.
+#include "mlt/svm.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "mlt/core/parallel.hpp"
+#include "mlt/io/csv.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using mlt::test::fixture_path;
+
+struct Data {
+  arma::mat X;
+  mlt::Labels y;
+};
+
+// A fixture CSV: feature columns, then y (class indices).
+Data read_data(const std::string& name) {
+  mlt::io::CsvOptions o;
+  const auto t = mlt::io::read_csv(fixture_path("tests/fixtures/svm/" + name + ".csv"), o, {});
+  Data d;
+  d.X = t.X.cols(0, t.X.n_cols - 2);
+  d.y = arma::conv_to<mlt::Labels>::from(t.X.col(t.X.n_cols - 1));
+  return d;
+}
+
+const nlohmann::json& reference() {
+  static const nlohmann::json j = [] {
+    std::ifstream f(fixture_path("tests/fixtures/svm/reference.json"));
+    return nlohmann::json::parse(f);
+  }();
+  return j;
+}
+
+std::string saved(const mlt::Svm& m) {
+  mlt::io::ModelWriter w(mlt::Svm::kind);
+  m.save(w);
+  return w.bytes();
+}
+
+mlt::Svm reloaded(const mlt::Svm& m) { return mlt::Svm::load(mlt::io::ModelReader::parse(saved(m), "m")); }
+
+// x̂ = (x, 1) with an intercept: the rows the weights act on.
+arma::mat design(const arma::mat& X, bool intercept) {
+  return intercept ? arma::mat(arma::join_rows(X, arma::vec(X.n_rows, arma::fill::ones))) : X;
+}
+
+}  // namespace
+
+TEST_CASE("svm fixture: objective, weights, decision values and predictions against LIBLINEAR and LinearSVC") {
+  double worst_relative_gap = 0;
+  std::map<std::string, int> objectives_compared;
+  for (const auto& c : reference()["cases"]) {
+    const std::string name = c["data"];
+    const double lambda = c["lambda"];
+    CAPTURE(name);
+    CAPTURE(lambda);
+    CAPTURE(c["loss"].get<std::string>());
+    CAPTURE(c["class_weight"].get<std::string>());
+    const Data d = read_data(name);
+    mlt::SvmParams p;
+    p.lambda = lambda;
+    p.loss = mlt::parse_name<mlt::SvmLoss>(c["loss"].get<std::string>());
+    p.fit_intercept = c["fit_intercept"];
+    p.balanced = c["class_weight"] == "balanced";
+    // The small-λ cases are ill-conditioned: coordinate descent needs ~1e5 passes
+    // there (LinearSVC as well); the default tolerance, more passes.
+    p.max_iter = 1000000;
+    mlt::Svm m(p);
+    m.fit(d.X, d.y, c["n_classes"]);
+    const arma::mat Z = design(d.X, p.fit_intercept);
+    const arma::vec row_norm = arma::sqrt(arma::sum(arma::square(Z), 1));
+    const arma::mat S = m.decision_function(d.X);
+    const auto& outputs = c["outputs"];
+    REQUIRE(S.n_cols == outputs.size());
+    REQUIRE(m.fit_info().size() == outputs.size());
+    arma::mat S_ref(d.X.n_rows, outputs.size());
+    arma::vec delta(outputs.size());
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      CAPTURE(k);
+      const auto& o = outputs[k];
+      const mlt::SvmFitInfo& fi = m.fit_info()[k];
+      REQUIRE(fi.converged);
+      const double P = fi.objective / lambda, g = fi.duality_gap / lambda, D = o["dual_lower_bound"];
+      worst_relative_gap = std::max(worst_relative_gap, g / P);
+      CHECK(g <= 1e-6 * P);                  // mlt's certificate at the default tol
+      CHECK(g >= -1e-12 * P);
+      CHECK(P >= D - 1e-12 * P);             // no run beats a lower bound
+      double best_gap = arma::datum::inf;
+      arma::vec w_best;
+      for (const char* who : {"liblinear", "sklearn"}) {
+        const double P_ref = o[std::string("primal_") + who];
+        const double ref_gap = P_ref - D;
+        if (ref_gap > 1e-7 * P_ref) continue;  // this reference stopped short (recorded): not compared
+        CAPTURE(who);
+        CHECK(std::abs(P - P_ref) <= 1e-6 * P_ref);
+        ++objectives_compared[who];
+        if (ref_gap < best_gap) {
+          best_gap = ref_gap;
+          w_best = arma::vec(o[std::string("w_") + who].get<std::vector<double>>());
+        }
+      }
+      REQUIRE(std::isfinite(best_gap));  // the fixture guarantees one certified reference
+      arma::vec w_mlt = m.coef().row(k).t();
+      if (p.fit_intercept) w_mlt = arma::join_cols(w_mlt, arma::vec{m.intercept()[k]});
+      const double r = 1e-12 * P;
+      delta[k] = std::sqrt(2 * (std::max(g, 0.0) + r)) + std::sqrt(2 * (std::max(best_gap, 0.0) + r));
+      CHECK(arma::norm(w_mlt - w_best) <= delta[k]);
+      S_ref.col(k) = Z * w_best;
+      // Decision values per row, within ‖x̂‖ δ (+ rounding of a p-term sum).
+      const arma::vec bound = row_norm * delta[k] + 1e-12 * (1 + arma::abs(S_ref.col(k)));
+      CHECK(arma::all(arma::abs(S.col(k) - S_ref.col(k)) <= bound));
+    }
+    // Predictions: equal wherever the reference's decision is not within the band.
+    const mlt::Labels pred = m.predict(d.X);
+    std::size_t compared = 0;
+    for (arma::uword i = 0; i < d.X.n_rows; ++i) {
+      mlt::Labels::elem_type ref_class;
+      double margin;
+      if (S_ref.n_cols == 1) {
+        ref_class = S_ref(i, 0) > 0 ? 1 : 0;
+        margin = std::abs(S_ref(i, 0)) - row_norm[i] * delta[0];
+      } else {
+        const arma::rowvec s = S_ref.row(i);
+        ref_class = s.index_max();
+        arma::rowvec others = s;
+        others[ref_class] = -arma::datum::inf;
+        margin = s[ref_class] - others.max() - 2 * row_norm[i] * delta.max();
+      }
+      if (margin <= 0) continue;
+      ++compared;
+      CHECK(pred[i] == ref_class);
+    }
+    CHECK(compared >= d.X.n_rows * 9 / 10);  // the band is narrow: nearly every row is compared
+  }
+  MESSAGE("largest relative duality gap at the default tol: " << worst_relative_gap);
+  CHECK(objectives_compared["sklearn"] == 28);
+  CHECK(objectives_compared["liblinear"] == 10);
+}
+
+TEST_CASE("svm: the model does not depend on the thread count; save and load give the same model") {
+  const Data d = read_data("wine_std");
+  mlt::SvmParams p;
+  p.lambda = 0.1;
+  std::vector<std::string> models;
+  for (unsigned threads : {1u, 2u, 3u}) {
+    mlt::set_thread_count(threads);
+    mlt::Svm m(p);
+    m.fit(d.X, d.y);
+    models.push_back(saved(m));
+  }
+  mlt::set_thread_count(0);
+  CHECK(models[0] == models[1]);
+  CHECK(models[0] == models[2]);
+
+  mlt::Svm m(p);
+  m.fit(d.X, d.y);
+  const mlt::Svm back = reloaded(m);
+  CHECK(saved(back) == saved(m));
+  CHECK(arma::approx_equal(back.decision_function(d.X), m.decision_function(d.X), "absdiff", 0.0));
+  CHECK(back.fit_info().size() == 3);
+  CHECK(back.fit_info()[1].duality_gap == m.fit_info()[1].duality_gap);
+}
+
+TEST_CASE("svm: fitting twice equals fitting once; standardize inside fit") {
+  const Data wine = read_data("wine_std"), iris = read_data("iris");
+  mlt::SvmParams p;
+  p.standardize = true;
+  p.loss = mlt::SvmLoss::squared_hinge;
+  mlt::Svm twice(p), once(p);
+  twice.fit(iris.X, iris.y);
+  twice.fit(wine.X, wine.y);
+  once.fit(wine.X, wine.y);
+  CHECK(saved(twice) == saved(once));
+  CHECK(once.decision_function(wine.X).n_cols == 3);
+  CHECK(once.score(wine.X, wine.y) > 0.95);
+}
+
+TEST_CASE("svm: one class only is refused") {
+  const arma::mat X = mlt::test::random_mat(10, 2, 1);
+  const mlt::Labels y(10, arma::fill::zeros);
+  mlt::Svm m;
+  CHECK(mlt::test::error_message([&] { m.fit(X, y); }, mlt::kExitDataError).find("only one class") != std::string::npos);
+  CHECK(mlt::test::error_message([&] { m.fit(X, y, 2); }, mlt::kExitDataError).find("only one class") !=
+        std::string::npos);
+}
+
+TEST_CASE("svm: lambda = 0 is refused by name, a lambda whose C overflows too; tiny lambda stays finite") {
+  const Data d = read_data("iris_vv");
+  mlt::SvmParams p;
+  p.lambda = 0;
+  CHECK(mlt::test::error_message([&] { mlt::Svm(p).fit(d.X, d.y); }, mlt::kExitUsage).find("`lambda`") !=
+        std::string::npos);
+  p.lambda = 1e-320;  // subnormal: 1/λ = inf
+  CHECK(mlt::test::error_message([&] { mlt::Svm(p).fit(d.X, d.y); }, mlt::kExitUsage).find("`lambda`") !=
+        std::string::npos);
+}
+
+TEST_CASE("svm: separable data with lambda -> 0 gives the finite hard-margin separator") {
+  // Two clouds far apart: separable with margin. As λ -> 0 the soft-margin SVM tends
+  // to the hard-margin one (all margins >= 1, nothing inside): the weights stay finite
+  // and the training set is separated with y f(x) >= 1 - (a violation <= tol).
+  const arma::mat A = mlt::test::random_mat(40, 2, 5);
+  arma::mat X = arma::join_cols(A.rows(0, 19) + 6.0, A.rows(20, 39) - 6.0);
+  mlt::Labels y(40);
+  y.head(20).fill(1);
+  y.tail(20).fill(0);
+  for (auto loss : {mlt::SvmLoss::hinge, mlt::SvmLoss::squared_hinge}) {
+    for (double lambda : {1e-6, 1e-12}) {
+      CAPTURE(lambda);
+      mlt::SvmParams p;
+      p.lambda = lambda;
+      p.loss = loss;
+      mlt::Svm m(p);
+      m.fit(X, y);
+      REQUIRE(m.fit_info()[0].converged);
+      CHECK(m.coef().is_finite());
+      CHECK(std::isfinite(m.intercept()[0]));
+      CHECK(m.score(X, y) == 1.0);
+      const arma::vec f = m.decision_function(X);
+      arma::vec s(40);
+      s.head(20).fill(1);
+      s.tail(20).fill(-1);
+      CHECK((s % f).min() >= 1 - 1e-5);
+      CHECK(std::isfinite(m.fit_info()[0].objective));
+    }
+  }
+}
+
+TEST_CASE("svm: duplicated points with opposite labels (the closed form)") {
+  // One feature, no intercept: x = 1 twice (y = +1, then -1) and x = -1 (y = -1).
+  // The margins y w x are w, -w and w: P(w) = ½w² + C [2 max(0, 1 - w) + max(0, 1 + w)];
+  // on (-1, 1) its derivative is w - 2C + C = w - C, so w* = C for C < 1: at λ = 2
+  // (C = ½), w* = ½ and P* = ⅛ + ½ (2 · ½ + 3/2) = 1.375.
+  const arma::mat X = arma::vec{1.0, 1.0, -1.0};
+  mlt::Labels y = {1, 0, 0};
+  mlt::SvmParams p;
+  p.lambda = 2;
+  p.fit_intercept = false;
+  mlt::Svm m(p);
+  m.fit(X, y);
+  const double g = m.fit_info()[0].duality_gap / p.lambda;
+  const double P = m.fit_info()[0].objective / p.lambda;
+  CHECK(std::abs(m.coef()(0, 0) - 0.5) <= std::sqrt(2 * (std::max(g, 0.0) + 1e-12 * P)));
+  CHECK(std::abs(P - 1.375) <= std::max(g, 0.0) + 1e-12 * P);  // P* <= P <= P* + g
+}
+
+TEST_CASE("svm: a constant feature gets no weight once standardized, and changes nothing") {
+  const Data d = read_data("iris_vv");
+  arma::mat Xc = d.X;
+  Xc.insert_cols(1, arma::vec(d.X.n_rows, arma::fill::value(5.0)));
+  mlt::SvmParams p;
+  p.standardize = true;
+  mlt::Svm with(p), without(p);
+  with.fit(Xc, d.y);
+  without.fit(d.X, d.y);
+  CHECK(with.coef()(0, 1) == 0.0);  // its standardized column is all zeros: α y x sums to 0 exactly
+  // The same problem (a zero column adds nothing to any product), solved along another
+  // rounding path (the dot products group the columns differently): both weight
+  // vectors within sqrt(2 (gap + rounding)) of the optimum (svm/linear_test.cpp), in
+  // LIBLINEAR's scale, so predictions agree and decision values by ‖x̂‖ times that.
+  CHECK(arma::all(with.predict(Xc) == without.predict(d.X)));
+  const double slack = 1e-12 * with.fit_info()[0].objective / p.lambda;
+  const double dw = std::sqrt(2 * (std::max(with.fit_info()[0].duality_gap / p.lambda, 0.0) + slack)) +
+                    std::sqrt(2 * (std::max(without.fit_info()[0].duality_gap / p.lambda, 0.0) + slack));
+  const arma::mat Z = design(with.scaler().transform(Xc), true);
+  const arma::vec bound = arma::sqrt(arma::sum(arma::square(Z), 1)) * dw;
+  CHECK(arma::all(arma::abs(with.decision_function(Xc) - without.decision_function(d.X)) <= bound));
+  // Not standardized, it acts as a second (regularized) bias: still finite and fitted.
+  mlt::SvmParams raw;
+  mlt::Svm m(raw);
+  m.fit(Xc, d.y);
+  CHECK(m.coef().is_finite());
+  CHECK(m.fit_info()[0].converged);
+}
+
+TEST_CASE("svm: max_iter reached warns with the duality gap; the model is still finite") {
+  const Data d = read_data("cancer_std");
+  mlt::SvmParams p;
+  p.lambda = 0.01;
+  p.max_iter = 2;
+  mlt::test::Warnings w;
+  mlt::Svm m(p);
+  m.fit(d.X, d.y);
+  CHECK_FALSE(m.fit_info()[0].converged);
+  CHECK(w.any("not converged after 2 iterations"));
+  CHECK(w.any("duality gap"));
+  CHECK(m.coef().is_finite());
+}
+
+TEST_CASE("svm: model files are checked on load") {
+  const Data d = read_data("iris_vv");
+  mlt::Svm m;
+  m.fit(d.X, d.y);
+  std::string bytes = saved(m);
+  // A kind mismatch is refused by the reader, a form this version does not know by Svm.
+  mlt::io::ModelWriter w(mlt::Svm::kind);
+  m.save(w);
+  w.header()["fitted"]["form"] = "dual";
+  CHECK(mlt::test::error_message([&] { mlt::Svm::load(mlt::io::ModelReader::parse(w.bytes(), "m")); },
+                                 mlt::kExitDataError)
+            .find("form") != std::string::npos);
+  mlt::io::ModelWriter v(mlt::Svm::kind);
+  m.save(v);
+  v.header()["params"]["loss"] = "logistic";
+  CHECK(mlt::test::error_message([&] { mlt::Svm::load(mlt::io::ModelReader::parse(v.bytes(), "m")); },
+                                 mlt::kExitDataError)
+            .find("loss") != std::string::npos);
+}
