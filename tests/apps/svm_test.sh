@@ -71,7 +71,13 @@ expect_error 2 "lambda" "lambda 0" "$MLT" svm fit "$DATA/iris.csv" --lambda 0 -o
 expect_error 2 "loss" "unknown loss" "$MLT" svm fit "$DATA/iris.csv" --loss logistic -o x.svm
 expect_error 2 "multiclass" "ovo is not the linear SVM's" "$MLT" svm fit "$DATA/iris.csv" --multiclass ovo -o x.svm
 expect_error 2 "did you mean --lambda" "misspelt flag" "$MLT" svm fit "$DATA/iris.csv" --lamda 1 -o x.svm
-expect_error 2 "kernel" "no kernel flag (linear only)" "$MLT" svm fit "$DATA/iris.csv" --kernel rbf -o x.svm
+expect_error 2 "squared_hinge has no kernel form" "squared hinge with a kernel" \
+  "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --loss squared_hinge -o x.svm
+expect_error 2 "always fits its intercept" "no intercept with a kernel" "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --no-intercept -o x.svm
+expect_error 2 "--degree" "--degree without poly" "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --degree 2 -o x.svm
+expect_error 2 "--cache-mb" "--cache-mb without a kernel" "$MLT" svm fit "$DATA/iris.csv" --cache-mb 10 -o x.svm
+expect_error 2 "--max-iter" "--max-iter with a kernel (SMO keeps LIBSVM's bound)" \
+  "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --max-iter 10 -o x.svm
 head -3 "$DATA/iris.csv" > one_class.csv
 expect_error 65 "only one class" "one class" "$MLT" svm fit one_class.csv -o x.svm
 check "nothing written after a refusal" test ! -e x.svm
