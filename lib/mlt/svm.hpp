@@ -1,5 +1,6 @@
-// The linear soft-margin support vector machine (issue #13): hinge or squared hinge
+// The soft-margin support vector machine (issue #13). Linear: hinge or squared hinge
 // loss, L2 penalty, binary or one-vs-rest, by dual coordinate descent (svm/linear.hpp).
+// Kernel (below): hinge loss, by SMO (svm/smo.hpp), one-vs-one or one-vs-rest.
 //
 // Objective, with λ as logreg's (C = 1/λ in LIBLINEAR and scikit-learn), labels
 // y_i ∈ {-1, +1} (class index 1 is +1 in a binary problem; under one-vs-rest class k
@@ -121,12 +122,13 @@ struct SvmParams {
   static const ParamTable<SvmParams>& table();
 };
 
-// How one binary problem's optimization went (one per class under one-vs-rest).
-// Objectives in the estimator's scale: λ times LIBLINEAR's.
+// How one binary problem's optimization went (one per class under one-vs-rest, one
+// per pair under one-vs-one). Objectives in the estimator's scale: λ times LIBLINEAR's
+// (kernel: λ times LIBSVM's primal, the dual −λ obj).
 struct SvmFitInfo {
-  std::size_t iterations = 0;   // outer iterations of dual coordinate descent
-  bool converged = false;       // the projected-gradient test held on every sample
-  double violation = 0;         // max PG - min PG at the end (margin units)
+  std::size_t iterations = 0;   // outer iterations of dual coordinate descent; SMO steps
+  bool converged = false;       // the projected-gradient (kernel: KKT) test held
+  double violation = 0;         // max PG - min PG at the end; kernel: m(α) − M(α) (margin units)
   double objective = 0;         // primal: (λ/2)‖(w, b)‖² + Σ c_i ξ_i
   double dual_objective = 0;
   double duality_gap = 0;       // objective - dual_objective >= objective - optimum
