@@ -25,6 +25,13 @@ concept HasDecisionFunction = requires(const E& c, const arma::mat& X) {
   { c.decision_function(X) } -> std::same_as<arma::mat>;
 };
 
+// A classifier whose decision columns are not one per class (the SVM's one-vs-one
+// pairs) names them itself.
+template <typename E>
+concept NamesDecisionColumns = requires(const E& c, const std::vector<std::string>& classes) {
+  { c.decision_names(classes) } -> std::same_as<std::vector<std::string>>;
+};
+
 // What a command's classifier verbs offer beyond predict and score's defaults.
 struct ClassifierVerbs {
   bool decision = false;  // predict --decision (E must have decision_function)
@@ -77,8 +84,12 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
     if constexpr (HasDecisionFunction<E>)
       if (opt.decision) {
         const arma::mat S = model.decision_function(data.X);
-        const std::size_t first = S.n_cols == 1 && schema.classes.size() == 2 ? 1 : 0;
-        for (arma::uword k = 0; k < S.n_cols; ++k) columns.push_back("decision_" + schema.classes.at(first + k));
+        if constexpr (NamesDecisionColumns<E>) {
+          for (std::string& c : model.decision_names(schema.classes)) columns.push_back(std::move(c));
+        } else {
+          const std::size_t first = S.n_cols == 1 && schema.classes.size() == 2 ? 1 : 0;
+          for (arma::uword k = 0; k < S.n_cols; ++k) columns.push_back("decision_" + schema.classes.at(first + k));
+        }
         P = P.is_empty() ? S : arma::mat(arma::join_rows(P, S));
       }
     write_csv(opt.output, {{schema.target}, {&labels}, columns, columns.empty() ? nullptr : &P});

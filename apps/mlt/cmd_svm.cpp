@@ -12,7 +12,8 @@ namespace {
 
 // "svm: 14 iterations, objective 31.2, duality gap 2.1e-06 (6.7e-08 relative), 87
 // support vectors, training accuracy 0.97"; iterations, objective and gap summed over
-// the one-vs-rest problems.
+// the binary problems (kernel: support vectors counted once however many problems
+// share them).
 std::string summary(const Svm& m, const FitData& d) {
   std::size_t iterations = 0, n_sv = 0;
   double objective = 0, gap = 0;
@@ -28,8 +29,16 @@ std::string summary(const Svm& m, const FitData& d) {
   io::append_number(out, gap);
   out += " (";
   io::append_number(out, objective > 0 ? gap / objective : 0.0);
-  out += " relative), " + std::to_string(n_sv) + " support vectors" + (m.fit_info().size() > 1 ? " (all classes)" : "") +
-         ", training accuracy ";
+  if (m.params().kernelized) {
+    out += " relative), " + std::to_string(m.support_vectors().n_rows) + " support vectors";
+    if (m.fit_info().size() > 1)
+      out += std::string(" (") + (m.multiclass() == SvmMultiClass::ovo ? "one-vs-one, " : "one-vs-rest, ") +
+             std::to_string(m.fit_info().size()) + " problems)";
+    out += ", training accuracy ";
+  } else {
+    out += " relative), " + std::to_string(n_sv) + " support vectors" + (m.fit_info().size() > 1 ? " (all classes)" : "") +
+           ", training accuracy ";
+  }
   io::append_number(out, m.score(d.table.X, d.y));
   return out;
 }
@@ -37,18 +46,20 @@ std::string summary(const Svm& m, const FitData& d) {
 }  // namespace
 
 void setup_svm(CLI::App& app) {
-  auto* cmd = app.add_subcommand("svm", "Linear soft-margin SVM (hinge or squared hinge), one-vs-rest");
+  auto* cmd = app.add_subcommand("svm", "Soft-margin SVM: linear (hinge or squared hinge, one-vs-rest) or kernel (SMO, one-vs-one)");
   cmd->require_subcommand(1);
   cmd->footer(
       "Examples:\n"
       "  mlt svm fit data/iris.csv --target species --standardize --lambda 0.01 -o iris.svm\n"
       "  mlt svm predict iris.svm data/iris.csv --decision > predictions.csv\n"
       "  mlt info iris.svm                          # iterations, objective, duality gap\n"
-      "  mlt svm cv data/wine.csv --standardize --lambda 1e-3:10:5 --loss hinge,squared_hinge");
-  add_fit_verb<Svm>(cmd, CvTask::classification, "Train a linear SVM on DATA and save it as a model",
+      "  mlt svm cv data/wine.csv --standardize --lambda 1e-3:10:5 --loss hinge,squared_hinge\n"
+      "  mlt svm fit data/iris.csv --target species --standardize --kernel rbf --gamma 0.5 -o iris-rbf.svm\n"
+      "  mlt svm cv data/iris.csv --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1");
+  add_fit_verb<Svm>(cmd, CvTask::classification, "Train an SVM (linear, or kernel with --kernel) on DATA and save it as a model",
                     {.summary = summary});
   add_classifier_verbs<Svm>(cmd, {.decision = true});
-  add_cv_command<Svm>(cmd, CvTask::classification, "Cross-validate the linear SVM over grids of its parameters")
+  add_cv_command<Svm>(cmd, CvTask::classification, "Cross-validate the SVM over grids of its parameters")
       .declared_params()
       .metrics(classification_metrics<Svm>(), "accuracy");
 }

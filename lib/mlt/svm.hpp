@@ -1,5 +1,6 @@
-// The linear soft-margin support vector machine (issue #13): hinge or squared hinge
+// The soft-margin support vector machine (issue #13). Linear: hinge or squared hinge
 // loss, L2 penalty, binary or one-vs-rest, by dual coordinate descent (svm/linear.hpp).
+// Kernel (below): hinge loss, by SMO (svm/smo.hpp), one-vs-one or one-vs-rest.
 //
 // Objective, with λ as logreg's (C = 1/λ in LIBLINEAR and scikit-learn), labels
 // y_i ∈ {-1, +1} (class index 1 is +1 in a binary problem; under one-vs-rest class k
@@ -33,19 +34,37 @@
 // argmax_k f_k(x), ties to the lower class. Two classes: one problem, class 1 when
 // f(x) > 0.
 //
-// The kernel SVM (SMO, lib/mlt/svm/smo.*) is meant to join as a second form of this
-// estimator: its parameters in the same table, its model storing the support vectors
-// and their dual coefficients under "form": "dual" beside this "primal" form (the
-// model header's fitted.form, checked on load), and decision_function choosing by
-// form. The linear form stores the weights only (n_features + 1 numbers per output).
+// Kernel (`kernel` given): the same objective with w in the kernel's feature space
+// and b free (unregularized), solved in the dual by SMO (svm/smo.hpp, LIBSVM's C-SVC,
+// scikit-learn's SVC) with C_i = c_i / λ; hinge loss only (SMO solves the hinge dual),
+// and always an intercept (b is SMO's). The model keeps only the support vectors
+// (α_i > 0 in some binary problem; standardized rows if so) and their dual
+// coefficients α_i y_i per problem ("form": "dual" in the model header, beside the
+// linear "primal"): f(x) = Σ_i α_i y_i k(x_i, x) + b. Reported per problem: the dual
+// objective −λ (½αᵀQα − eᵀα), the primal objective at the returned (α, b) and their
+// difference, the duality gap (≥ 0 up to rounding); the KKT violation m(α) − M(α) of
+// SMO's stopping test (`tol`), and the steps that met a non-PSD kernel (sigmoid).
+//
+// Multiclass with a kernel: one-vs-one by default (LIBSVM's and SVC's): a problem per
+// pair a < b in the order (0,1), (0,2), ..., (0,K−1), (1,2), ..., class a as +1; predict
+// by votes (f_ab(x) > 0 votes a, else b), ties to the lower class, as LIBSVM. Balanced
+// weights under ovo are scikit-learn's: c_i = n / (K n_k) over the whole training set,
+// the same in every pair (SVC passes class weights to LIBSVM, which scales C per class
+// in each pair). One-vs-rest with a kernel is offered too (K SMO problems, weights as
+// the linear ovr's). One-vs-one without a kernel is refused: the linear SVM regularizes
+// b (LIBLINEAR's scheme), and `kernel` linear gives LIBSVM's linear one-vs-one.
 //
 // Shapes: X n x p (one sample per row); coef n_outputs x p; intercept n_outputs;
-// n_outputs = 1 for two classes, K for more. Cost: that of the solver per problem,
-// O(n p) per pass over the data, times K under one-vs-rest (over the threads).
+// n_outputs = 1 for two classes, K for more (ovr) or K(K−1)/2 (ovo). Kernel:
+// support_vectors n_sv x p, dual_coef n_sv x n_outputs. Cost: linear: O(n p) per pass
+// over the data, times K under one-vs-rest (over the threads); kernel: SMO's per
+// problem (svm/smo.hpp), and prediction O(m n_sv p).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "mlt/core/estimator.hpp"
@@ -53,15 +72,18 @@
 #include "mlt/core/random.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
+#include "mlt/kernel.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/svm/linear.hpp"
 
 namespace mlt {
 
-// More than two classes. The linear SVM is one-vs-rest only (LIBLINEAR's scheme);
-// one-vs-one voting belongs to the kernel SVM and joins this table with it.
-enum class SvmMultiClass { ovr };
-inline constexpr NameTable<SvmMultiClass, 1> kSvmMultiClassNames{"multiclass scheme", {{{SvmMultiClass::ovr, "ovr"}}}};
+// More than two classes: auto is ovo with a kernel (LIBSVM) and ovr without (LIBLINEAR);
+// a fitted model records the scheme it used.
+enum class SvmMultiClass { automatic, ovr, ovo };
+inline constexpr NameTable<SvmMultiClass, 3> kSvmMultiClassNames{
+    "multiclass scheme",
+    {{{SvmMultiClass::automatic, "auto"}, {SvmMultiClass::ovr, "ovr"}, {SvmMultiClass::ovo, "ovo"}}}};
 constexpr const auto& name_table(SvmMultiClass) { return kSvmMultiClassNames; }
 
 struct SvmParams {
@@ -69,7 +91,11 @@ struct SvmParams {
   SvmLoss loss = SvmLoss::hinge;
   bool fit_intercept = true;          // b as a regularized bias feature (see above)
   bool balanced = false;              // class_weight="balanced"
-  SvmMultiClass multiclass = SvmMultiClass::ovr;
+  SvmMultiClass multiclass = SvmMultiClass::automatic;
+  bool kernelized = false;            // the kernel SVM with `kernel` (SMO)
+  KernelParams kernel;
+  std::size_t cache_mb = 200;         // kernel: SMO's kernel-column cache (LIBSVM's -m)
+  bool shrinking = true;              // kernel: SMO's shrinking (LIBSVM's -h)
   // Stopping tolerance on the dual's projected gradient, in margin units
   // (svm/linear.hpp). The duality gap it leaves is at most tol (Σ α_i + Σ_{G_i<0} C_i),
   // in LIBLINEAR's scale, and the fit reports the gap itself. The default puts the
@@ -80,6 +106,9 @@ struct SvmParams {
   // points sit just inside the margin with large C_i: separable wine, λ = 0.1), and
   // LIBLINEAR's default 0.1 leaves 1e-3 to 2e-2.
   double tol = 1e-7;
+  // The kernel SVM stops on SMO's KKT violation m(α) − M(α) <= tol (LIBSVM's eps,
+  // 1e-3 by default there): at 1e-7 the decision values are within about λ(x) 1e-7 of
+  // the optimum's (svm/smo_test.cpp's bound) rather than LIBSVM's 1e-3.
   // Passes per binary problem at most: a safety net, not the stopping rule. At the
   // default tol standardized breast cancer needs about 1,700 passes at λ = 1 but 70,000
   // (hinge) and 136,000 (squared hinge) at λ = 0.01, the latter beyond this default (a
@@ -93,17 +122,19 @@ struct SvmParams {
   static const ParamTable<SvmParams>& table();
 };
 
-// How one binary problem's optimization went (one per class under one-vs-rest).
-// Objectives in the estimator's scale: λ times LIBLINEAR's.
+// How one binary problem's optimization went (one per class under one-vs-rest, one
+// per pair under one-vs-one). Objectives in the estimator's scale: λ times LIBLINEAR's
+// (kernel: λ times LIBSVM's primal, the dual −λ obj).
 struct SvmFitInfo {
-  std::size_t iterations = 0;   // outer iterations of dual coordinate descent
-  bool converged = false;       // the projected-gradient test held on every sample
-  double violation = 0;         // max PG - min PG at the end (margin units)
+  std::size_t iterations = 0;   // outer iterations of dual coordinate descent; SMO steps
+  bool converged = false;       // the projected-gradient (kernel: KKT) test held
+  double violation = 0;         // max PG - min PG at the end; kernel: m(α) − M(α) (margin units)
   double objective = 0;         // primal: (λ/2)‖(w, b)‖² + Σ c_i ξ_i
   double dual_objective = 0;
   double duality_gap = 0;       // objective - dual_objective >= objective - optimum
   std::size_t n_sv = 0;         // support vectors: α_i > 0 (on or inside the margin)
   std::size_t n_bounded = 0;    // hinge: α_i = C_i (inside the margin or misclassified)
+  std::size_t non_psd_steps = 0;  // kernel: SMO steps where the kernel was not PSD (sigmoid)
 };
 
 class Svm {
@@ -117,10 +148,11 @@ class Svm {
   // UsageError for invalid params, DataError for unusable data ("only one class").
   // Warns (mlt::warn) when a problem stops at max_iter, naming its duality gap.
   Svm& fit(const arma::mat& X, const Labels& y, std::size_t n_classes = 0);
-  // X: m x p -> m x n_outputs: f(x) = wᵀx + b (1 column for two classes: class 1's).
+  // X: m x p -> m x n_outputs: f(x) = wᵀx + b, or Σ α_i y_i k(x_i, x) + b (1 column for
+  // two classes: class 1's; ovo: one per pair (a, b), > 0 for a, in problem order).
   arma::mat decision_function(const arma::mat& X) const;
-  // X: m x p -> class indices: two classes: 1 iff f(x) > 0; more: argmax, ties to the
-  // lower index.
+  // X: m x p -> class indices: two classes: 1 iff f(x) > 0; ovr: argmax; ovo: most
+  // votes; ties to the lower index.
   Labels predict(const arma::mat& X) const;
   double score(const arma::mat& X, const Labels& y) const;  // accuracy
 
@@ -129,18 +161,34 @@ class Svm {
   std::size_t n_classes() const { return n_classes_; }
   std::size_t n_outputs() const { return intercept_.n_elem; }
   const Params& params() const { return params_; }
+  // The scheme of more than two classes as fitted (ovr or ovo; ovr for two classes).
+  SvmMultiClass multiclass() const { return multiclass_; }
+  // The pair of each ovo output (a < b), in problem order.
+  std::vector<std::pair<std::size_t, std::size_t>> pairs() const;
+  // predict --decision's column names: decision_<a>_<b> under ovo, else one per class
+  // (the second class's for two).
+  std::vector<std::string> decision_names(const std::vector<std::string>& classes) const;
 
   // n_outputs x p weights in the space the model was fitted in (standardized if so).
   const arma::mat& coef() const { return coef_; }
   const arma::vec& intercept() const { return intercept_; }  // n_outputs (0 without intercept)
   const std::vector<SvmFitInfo>& fit_info() const { return fit_info_; }
   const Standardizer& scaler() const { return scaler_; }
+  // Kernel models: the support vectors (rows of the fitting space, by ascending
+  // training index), their training row indices and classes, and α_i y_i per output
+  // (0 where a vector is not in that output's problem).
+  const Kernel& kernel() const { return kernel_; }
+  const arma::mat& support_vectors() const { return sv_; }
+  const arma::uvec& support() const { return support_; }
+  const Labels& support_class() const { return sv_class_; }
+  const arma::mat& dual_coef() const { return dual_coef_; }
 
   void save(io::ModelWriter& out) const;
   static Svm load(const io::ModelReader& in);
 
  private:
   void require_fitted() const;
+  void fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts);
 
   Params params_;
   std::size_t n_features_ = 0;
@@ -149,6 +197,12 @@ class Svm {
   arma::mat coef_;       // n_outputs x p
   arma::vec intercept_;  // n_outputs
   std::vector<SvmFitInfo> fit_info_;
+  SvmMultiClass multiclass_ = SvmMultiClass::ovr;
+  Kernel kernel_;
+  arma::mat sv_;         // n_sv x p (kernel)
+  arma::uvec support_;   // n_sv training row indices
+  Labels sv_class_;      // n_sv
+  arma::mat dual_coef_;  // n_sv x n_outputs
 };
 
 static_assert(Classifier<Svm>);

@@ -66,12 +66,66 @@ check "cv: lambda x loss grid" test "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") 
   "lambda,loss,score,mean,std,folds,best,4"
 expect_error 2 'unknown metric "log_loss"' "cv: no log_loss" "$MLT" svm cv "$DATA/iris.csv" --score log_loss
 
+# The kernel SVM (SMO), one-vs-one: the svm_kernel fixture's iris_rbf through the
+# command line at SVC's tol, decision values within the per-pair bound the unit test
+# derives (tests/lib/svm_test.cpp: lambda(x) (2 eps + phi)), the same support vectors.
+KFIX=$SRC/tests/fixtures/svm_kernel
+expect_status 0 "fit kernel rbf" "$MLT" svm fit "$KFIX/iris_rbf_train.csv" --target y --kernel rbf --gamma 0.5 \
+  --lambda 1 --tol 1e-6 -o k.svm
+check "kernel fit: summary says one-vs-one" grep -q "support vectors (one-vs-one, 3 problems)" <<<"$err"
+run "$MLT" svm predict k.svm "$KFIX/iris_rbf_test.csv" --decision
+check "kernel --decision: a column per pair, in LIBSVM's order" test "$(head -1 <<<"$out")" = \
+  "y,decision_0.0_1.0,decision_0.0_2.0,decision_1.0_2.0"
+check "kernel --decision: SVC's decision values and predictions" python3 - "$out" "$KFIX/reference.json" <<'PY'
+import csv, io, json, sys
+rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
+ref = json.load(open(sys.argv[2]))["cases"]["iris_rbf"]
+eps, slack = 1e-6, 1e-9 * ref["scale"]
+names = ["decision_0.0_1.0", "decision_0.0_2.0", "decision_1.0_2.0"]
+for t, r in enumerate(rows):
+    for q, name in enumerate(names):
+        pr = ref["pairs"][q]
+        bound = pr["lambda"][t] * (2 * eps + pr["phi"]) + slack
+        assert abs(float(r[name]) - ref["decision"][t][q]) <= bound, (t, q)
+    assert float(r["y"]) == ref["predict"][t], t
+PY
+run "$MLT" info k.svm --json
+check "kernel info: dual form, SVC's support vectors per class, a gap per pair" python3 - "$out" "$KFIX/reference.json" <<'PY'
+import json, sys
+f = json.loads(sys.argv[1])["fitted"]
+ref = json.load(open(sys.argv[2]))["cases"]["iris_rbf"]
+assert f["form"] == "dual" and f["n_outputs"] == 3, f
+assert f["n_sv_per_class"] == ref["n_support"], (f["n_sv_per_class"], ref["n_support"])
+assert len(f["per_output"]) == 3 and all(p["converged"] and p["violation"] <= 1e-6 for p in f["per_output"])
+assert all(-1e-12 <= p["duality_gap"] <= 1e-4 * p["objective"] for p in f["per_output"]), f
+PY
+run "$MLT" svm score k.svm "$KFIX/iris_rbf_test.csv" --json
+check "kernel score: accuracy as SVC's predictions give it" python3 -c '
+import json, sys; s = json.loads(sys.argv[1]); assert s["accuracy"] >= 0.9, s' "$out"
+"$MLT" --threads 1 svm fit "$DATA/iris.csv" --standardize --kernel poly --degree 2 -o kt1.svm 2>/dev/null
+"$MLT" --threads 2 svm fit "$DATA/iris.csv" --standardize --kernel poly --degree 2 -o kt2.svm 2>/dev/null
+check "kernel --threads 1 and 2: the same decision values" cmp -s \
+  <("$MLT" svm predict kt1.svm "$DATA/iris.csv" --decision) <("$MLT" svm predict kt2.svm "$DATA/iris.csv" --decision)
+run "$MLT" svm fit "$DATA/iris.csv" --standardize --kernel rbf --multiclass ovr --class-weight balanced -o kovr.svm
+run "$MLT" svm predict kovr.svm "$DATA/iris.csv" --decision
+check "kernel ovr: a column per class" test "$(head -1 <<<"$out")" = \
+  "species,decision_setosa,decision_versicolor,decision_virginica"
+run "$MLT" svm cv "$DATA/iris.csv" --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1
+check "kernel cv: lambda x gamma grid" test "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = \
+  "lambda,kernel,gamma,score,mean,std,folds,best,4"
+
 # Refusals: bad flags and values (usage, 2), one class (data, 65), nothing written.
 expect_error 2 "lambda" "lambda 0" "$MLT" svm fit "$DATA/iris.csv" --lambda 0 -o x.svm
 expect_error 2 "loss" "unknown loss" "$MLT" svm fit "$DATA/iris.csv" --loss logistic -o x.svm
 expect_error 2 "multiclass" "ovo is not the linear SVM's" "$MLT" svm fit "$DATA/iris.csv" --multiclass ovo -o x.svm
 expect_error 2 "did you mean --lambda" "misspelt flag" "$MLT" svm fit "$DATA/iris.csv" --lamda 1 -o x.svm
-expect_error 2 "kernel" "no kernel flag (linear only)" "$MLT" svm fit "$DATA/iris.csv" --kernel rbf -o x.svm
+expect_error 2 "squared_hinge has no kernel form" "squared hinge with a kernel" \
+  "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --loss squared_hinge -o x.svm
+expect_error 2 "always fits its intercept" "no intercept with a kernel" "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --no-intercept -o x.svm
+expect_error 2 "--degree" "--degree without poly" "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --degree 2 -o x.svm
+expect_error 2 "--cache-mb" "--cache-mb without a kernel" "$MLT" svm fit "$DATA/iris.csv" --cache-mb 10 -o x.svm
+expect_error 2 "--max-iter" "--max-iter with a kernel (SMO keeps LIBSVM's bound)" \
+  "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --max-iter 10 -o x.svm
 head -3 "$DATA/iris.csv" > one_class.csv
 expect_error 65 "only one class" "one class" "$MLT" svm fit one_class.csv -o x.svm
 check "nothing written after a refusal" test ! -e x.svm

@@ -12,6 +12,7 @@
 #include "mlt/perceptron.hpp"
 #include "mlt/ridge.hpp"
 #include "mlt/smoother.hpp"
+#include "mlt/svm.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -171,6 +172,38 @@ struct Contract<KernelPca> {
   static arma::mat apply(const KernelPca& e, const arma::mat& X) { return e.transform(X); }
 };
 
+template <>
+struct Contract<mlt::Svm> {
+  static mlt::Svm make() {
+    mlt::SvmParams p;
+    p.lambda = 0.1;
+    p.standardize = true;
+    return mlt::Svm(p);
+  }
+  static void fit(mlt::Svm& e, const arma::mat& X) { e.fit(X, class_target(X), 3); }
+  static arma::mat apply(const mlt::Svm& e, const arma::mat& X) { return e.decision_function(X); }
+};
+
+// The kernel SVM (SMO, one-vs-one): the Svm estimator with a kernel.
+struct KernelSvm : mlt::Svm {
+  using mlt::Svm::Svm;
+  KernelSvm(mlt::Svm s) : mlt::Svm(std::move(s)) {}
+  static KernelSvm load(const mlt::io::ModelReader& in) { return KernelSvm(mlt::Svm::load(in)); }
+};
+
+template <>
+struct Contract<KernelSvm> {
+  static KernelSvm make() {
+    mlt::SvmParams p;
+    p.standardize = true;
+    p.kernelized = true;
+    p.kernel.type = mlt::KernelType::rbf;
+    return KernelSvm(p);
+  }
+  static void fit(KernelSvm& e, const arma::mat& X) { e.fit(X, class_target(X), 3); }
+  static arma::mat apply(const KernelSvm& e, const arma::mat& X) { return e.decision_function(X); }
+};
+
 template <typename E>
 std::string saved(const E& e) {
   mlt::io::ModelWriter w(E::kind);
@@ -181,7 +214,7 @@ std::string saved(const E& e) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, mlt::Krr, mlt::LogReg, mlt::Knn,
-                   mlt::Perceptron, mlt::SmootherRegressor, mlt::Smoother, KernelPca) {
+                   mlt::Perceptron, mlt::SmootherRegressor, mlt::Smoother, KernelPca, mlt::Svm, KernelSvm) {
   using C = Contract<E>;
   const arma::mat X = sample_features(60, 4, 1);
   const arma::mat other = sample_features(40, 4, 2);

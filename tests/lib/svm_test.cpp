@@ -33,6 +33,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -343,4 +345,238 @@ TEST_CASE("svm: model files are checked on load") {
   CHECK(mlt::test::error_message([&] { mlt::Svm::load(mlt::io::ModelReader::parse(v.bytes(), "m")); },
                                  mlt::kExitDataError)
             .find("loss") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------
+// The kernel SVM (SMO) through the estimator, against scikit-learn's SVC
+// (tests/fixtures/svm_kernel/, made by scripts/fixtures/svm_kernel.py; the binary case
+// from tests/fixtures/svm_smo/).
+//
+// Tolerance: the argument of tests/lib/svm/smo_test.cpp, per binary problem. Both
+// solvers stop at a KKT violation <= ε = 1e-6 (the same tol); on the same support
+// pattern (checked: the same support vectors) a held-out decision value of pair q
+// moves by at most λ_q(x) ε from the exact optimum's, and LIBSVM's single-precision
+// kernel cache adds φ_q, so |f_mlt − f_SVC| <= λ_q(x) (2ε + φ_q), with λ and φ computed
+// by the fixture script from SVC's solution of that pair (λ up to 43, φ up to 5e-6 on
+// these cases). The slack 1e-9 × scale covers rounding as there. Predictions agree on
+// every row whose votes cannot change under those bounds (every pair's |f_SVC| above
+// its bound); that is every held-out row of these cases.
+namespace {
+
+const nlohmann::json& kernel_reference() {
+  static const nlohmann::json j = [] {
+    std::ifstream f(fixture_path("tests/fixtures/svm_kernel/reference.json"));
+    return nlohmann::json::parse(f);
+  }();
+  return j;
+}
+
+Data read_kernel_data(const std::string& file) {
+  const auto t = mlt::io::read_csv(fixture_path("tests/fixtures/svm_kernel/" + file), mlt::io::CsvOptions{}, {});
+  Data d;
+  d.X = t.X.cols(0, t.X.n_cols - 2);
+  d.y = arma::conv_to<mlt::Labels>::from(t.X.col(t.X.n_cols - 1));
+  return d;
+}
+
+mlt::SvmParams kernel_params(const nlohmann::json& ref) {
+  mlt::SvmParams p;
+  p.kernelized = true;
+  p.kernel.type = mlt::parse_name<mlt::KernelType>(ref["kernel"]["type"].get<std::string>());
+  p.kernel.gamma = ref["kernel"]["gamma"];
+  p.kernel.degree = ref["kernel"]["degree"];
+  p.kernel.coef0 = ref["kernel"]["coef0"];
+  p.lambda = 1.0 / ref["C"].get<double>();
+  p.balanced = ref["class_weight"] == "balanced";
+  p.tol = 1e-6;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("svm kernel: one-vs-one against scikit-learn's SVC on iris (rbf, poly, balanced)") {
+  const double eps = kernel_reference()["tol"];
+  REQUIRE(eps == 1e-6);
+  for (const std::string name : {"iris_rbf", "iris_poly", "iris_balanced"}) {
+    CAPTURE(name);
+    const auto& ref = kernel_reference()["cases"][name];
+    const Data train = read_kernel_data(name + "_train.csv"), test = read_kernel_data(name + "_test.csv");
+    mlt::Svm m(kernel_params(ref));
+    m.fit(train.X, train.y);
+    REQUIRE(m.multiclass() == mlt::SvmMultiClass::ovo);
+    REQUIRE(m.n_outputs() == 3);
+
+    // The same support vectors (the union over the pairs), counted by class.
+    const arma::uvec sv_ref(ref["support"].get<std::vector<arma::uword>>());
+    REQUIRE(m.support().n_elem == sv_ref.n_elem);
+    CHECK(arma::all(m.support() == sv_ref));
+    for (arma::uword k = 0; k < 3; ++k) CHECK(arma::accu(m.support_class() == k) == ref["n_support"][k].get<arma::uword>());
+    CHECK(arma::approx_equal(m.support_vectors(), train.X.rows(m.support()), "absdiff", 0.0));
+
+    const arma::mat F = m.decision_function(test.X);
+    const double scale = ref["scale"], slack = 1e-9 * scale;
+    bool votes_certain = true;
+    for (arma::uword q = 0; q < 3; ++q) {
+      const auto& pr = ref["pairs"][q];
+      CHECK(m.fit_info()[q].n_sv == pr["n_sv"].get<std::size_t>());
+      CHECK(m.fit_info()[q].converged);
+      CHECK(m.fit_info()[q].violation <= eps);
+      CHECK(m.fit_info()[q].non_psd_steps == 0);
+      // The duality gap certifies the fit: >= 0 up to rounding, small against the objective.
+      CHECK(m.fit_info()[q].duality_gap >= -1e-12 * m.fit_info()[q].objective);
+      CHECK(m.fit_info()[q].duality_gap <= 1e-4 * m.fit_info()[q].objective);
+      const double phi = pr["phi"];
+      for (arma::uword t = 0; t < F.n_rows; ++t) {
+        CAPTURE(q);
+        CAPTURE(t);
+        const double bound = pr["lambda"][t].get<double>() * (2 * eps + phi) + slack;
+        const double f_sk = ref["decision"][t][q];
+        CHECK(std::abs(F(t, q) - f_sk) <= bound);
+        votes_certain = votes_certain && std::abs(f_sk) > bound;
+      }
+    }
+    CHECK(votes_certain);
+    const mlt::Labels pred = m.predict(test.X);
+    for (arma::uword t = 0; t < pred.n_elem; ++t) CHECK(pred[t] == ref["predict"][t].get<arma::uword>());
+  }
+}
+
+TEST_CASE("svm kernel: a binary problem through the estimator equals SVC (svm_smo's iris_rbf)") {
+  std::ifstream f(fixture_path("tests/fixtures/svm_smo/reference.json"));
+  const nlohmann::json all = nlohmann::json::parse(f);
+  const auto& ref = all["cases"]["iris_rbf"];
+  const auto read = [](const std::string& file) {
+    return mlt::io::read_csv(fixture_path("tests/fixtures/svm_smo/" + file), mlt::io::CsvOptions{}, {}).X;
+  };
+  const arma::mat train = read("iris_rbf_train.csv"), Xt = read("iris_rbf_test.csv");
+  const arma::mat X = train.cols(0, train.n_cols - 3);
+  // y ∈ {−1, +1}: class 1 is +1, as the estimator's binary problem has it.
+  const mlt::Labels y = arma::conv_to<mlt::Labels>::from(train.col(train.n_cols - 2) > 0);
+  mlt::SvmParams p;
+  p.kernelized = true;
+  p.kernel.type = mlt::KernelType::rbf;
+  p.kernel.gamma = ref["kernel"]["gamma"];
+  p.lambda = 1.0 / ref["C"].get<double>();
+  p.tol = 1e-6;
+  mlt::Svm m(p);
+  m.fit(X, y);
+  REQUIRE(m.n_outputs() == 1);
+  const arma::uvec sv_ref(ref["support"].get<std::vector<arma::uword>>());
+  REQUIRE(m.support().n_elem == sv_ref.n_elem);
+  CHECK(arma::all(m.support() == sv_ref));
+  // The estimator's scale is λ times LIBSVM's; its dual objective is −λ obj. Bound:
+  // smo_test's δ ΣC / 2 with δ <= 2ε, plus the slack.
+  const double obj = ref["objective"], sum_C = double(X.n_rows) / p.lambda;
+  CHECK(std::abs(m.fit_info()[0].dual_objective + p.lambda * obj) <= p.lambda * (1e-6 * sum_C + 1e-9 * std::abs(obj)));
+  const arma::vec F = m.decision_function(Xt);
+  const double eps = 1e-6, phi = ref["phi"], slack = 1e-9 * ref["scale"].get<double>();
+  const mlt::Labels pred = m.predict(Xt);
+  for (arma::uword t = 0; t < F.n_elem; ++t) {
+    CAPTURE(t);
+    const double f_sk = ref["decision"][t];
+    const double bound = ref["lambda"][t].get<double>() * (2 * eps + phi) + slack;
+    CHECK(std::abs(F[t] - f_sk) <= bound);
+    if (std::abs(f_sk) > bound) CHECK(pred[t] == (ref["predict"][t].get<double>() > 0 ? 1u : 0u));
+  }
+}
+
+TEST_CASE("svm kernel: independent of threads and of batching; save and load give the same model") {
+  const Data d = read_kernel_data("iris_rbf_train.csv");
+  const Data t = read_kernel_data("iris_rbf_test.csv");
+  for (auto scheme : {mlt::SvmMultiClass::ovo, mlt::SvmMultiClass::ovr}) {
+    mlt::SvmParams p = kernel_params(kernel_reference()["cases"]["iris_rbf"]);
+    p.multiclass = scheme;
+    p.standardize = true;
+    std::vector<std::string> models;
+    for (unsigned threads : {1u, 2u, 3u}) {
+      mlt::set_thread_count(threads);
+      mlt::Svm m(p);
+      m.fit(d.X, d.y);
+      models.push_back(saved(m));
+    }
+    mlt::set_thread_count(0);
+    CHECK(models[0] == models[1]);
+    CHECK(models[0] == models[2]);
+
+    mlt::Svm m(p);
+    m.fit(d.X, d.y);
+    CHECK(m.multiclass() == scheme);
+    CHECK(m.n_outputs() == 3);
+    const mlt::Svm back = reloaded(m);
+    CHECK(saved(back) == saved(m));
+    const arma::mat F = m.decision_function(t.X);
+    CHECK(arma::approx_equal(back.decision_function(t.X), F, "absdiff", 0.0));
+    CHECK(arma::all(back.predict(t.X) == m.predict(t.X)));
+    CHECK(back.fit_info()[2].duality_gap == m.fit_info()[2].duality_gap);
+    // Row by row, the same bits as in the whole batch.
+    for (arma::uword r : {0u, 7u, 20u})
+      CHECK(arma::approx_equal(m.decision_function(t.X.rows(r, r)), F.rows(r, r), "absdiff", 0.0));
+  }
+}
+
+TEST_CASE("svm kernel: ovo votes and the decision column names") {
+  const Data d = read_kernel_data("iris_rbf_train.csv");
+  mlt::Svm m(kernel_params(kernel_reference()["cases"]["iris_rbf"]));
+  m.fit(d.X, d.y);
+  const std::vector<std::string> names = m.decision_names({"a", "b", "c"});
+  CHECK(names == std::vector<std::string>{"decision_a_b", "decision_a_c", "decision_b_c"});
+  // LIBSVM's vote, recomputed from the decision values: f_ab > 0 votes a, else b.
+  const arma::mat F = m.decision_function(d.X);
+  const mlt::Labels pred = m.predict(d.X);
+  for (arma::uword i = 0; i < F.n_rows; ++i) {
+    std::array<unsigned, 3> votes{};
+    ++votes[F(i, 0) > 0 ? 0 : 1];
+    ++votes[F(i, 1) > 0 ? 0 : 2];
+    ++votes[F(i, 2) > 0 ? 1 : 2];
+    CHECK(pred[i] == arma::uword(std::max_element(votes.begin(), votes.end()) - votes.begin()));
+  }
+  mlt::SvmParams ovr = kernel_params(kernel_reference()["cases"]["iris_rbf"]);
+  ovr.multiclass = mlt::SvmMultiClass::ovr;
+  mlt::Svm r(ovr);
+  r.fit(d.X, d.y);
+  CHECK(r.decision_names({"a", "b", "c"}) == std::vector<std::string>{"decision_a", "decision_b", "decision_c"});
+}
+
+TEST_CASE("svm kernel: refusals name the parameter and say why") {
+  const Data d = read_kernel_data("iris_rbf_train.csv");
+  mlt::SvmParams p = kernel_params(kernel_reference()["cases"]["iris_rbf"]);
+  p.loss = mlt::SvmLoss::squared_hinge;
+  CHECK(mlt::test::error_message([&] { mlt::Svm(p).fit(d.X, d.y); }, mlt::kExitUsage).find("SMO solves the hinge") !=
+        std::string::npos);
+  p.loss = mlt::SvmLoss::hinge;
+  p.fit_intercept = false;
+  CHECK(mlt::test::error_message([&] { mlt::Svm(p).fit(d.X, d.y); }, mlt::kExitUsage).find("intercept") !=
+        std::string::npos);
+  mlt::SvmParams linear;
+  linear.multiclass = mlt::SvmMultiClass::ovo;
+  CHECK(mlt::test::error_message([&] { mlt::Svm(linear).fit(d.X, d.y); }, mlt::kExitUsage).find("`multiclass` ovo") !=
+        std::string::npos);
+  // A kernel model's form is checked on load.
+  mlt::Svm m(kernel_params(kernel_reference()["cases"]["iris_rbf"]));
+  m.fit(d.X, d.y);
+  mlt::io::ModelWriter w(mlt::Svm::kind);
+  m.save(w);
+  w.header()["fitted"]["form"] = "primal";
+  CHECK(mlt::test::error_message([&] { mlt::Svm::load(mlt::io::ModelReader::parse(w.bytes(), "m")); },
+                                 mlt::kExitDataError)
+            .find("form") != std::string::npos);
+}
+
+TEST_CASE("svm kernel: --no-shrinking and a small cache reach the same optimum") {
+  // Two runs stopping at ε on the same support pattern differ by at most 2 ε λ(x) per
+  // pair (the argument above, without LIBSVM's φ); λ from the fixture.
+  const auto& ref = kernel_reference()["cases"]["iris_rbf"];
+  const Data d = read_kernel_data("iris_rbf_train.csv"), t = read_kernel_data("iris_rbf_test.csv");
+  mlt::Svm a(kernel_params(ref));
+  a.fit(d.X, d.y);
+  mlt::SvmParams p = kernel_params(ref);
+  p.shrinking = false;
+  p.cache_mb = 1;
+  mlt::Svm b(p);
+  b.fit(d.X, d.y);
+  CHECK(arma::all(a.support() == b.support()));
+  const arma::mat Fa = a.decision_function(t.X), Fb = b.decision_function(t.X);
+  for (arma::uword q = 0; q < 3; ++q)
+    for (arma::uword r = 0; r < Fa.n_rows; ++r)
+      CHECK(std::abs(Fa(r, q) - Fb(r, q)) <= 2e-6 * ref["pairs"][q]["lambda"][r].get<double>() + 1e-9 * ref["scale"].get<double>());
 }

@@ -13,6 +13,7 @@
 #include "mlt/pca.hpp"
 #include "mlt/perceptron.hpp"
 #include "mlt/ridge.hpp"
+#include "mlt/svm.hpp"
 
 namespace {
 
@@ -47,6 +48,7 @@ TEST_CASE("params: every estimator's table is well formed") {
   check_table<mlt::KMeansParams>();
   check_table<mlt::PcaParams>();
   check_table<mlt::PerceptronParams>();
+  check_table<mlt::SvmParams>();
 }
 
 TEST_CASE("params: values are read and checked as declared") {
