@@ -57,12 +57,13 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
   if (params.type == KernelType::poly &&
       !(params.degree >= 0 && std::isfinite(params.degree) && params.degree == std::floor(params.degree)))
     throw UsageError("`degree` must be a whole number >= 0");
-  if (params.type == KernelType::exponential && params.sigma <= 0 && params.gamma <= 0)
-    params_.sigma = 1.0;  // exp(-||x - x'||)
   if (params_.sigma > 0) {
     gamma_ = params.type == KernelType::rbf ? 1.0 / (2 * params_.sigma * params_.sigma) : 1.0 / params_.sigma;
-  } else {
-    gamma_ = params.gamma > 0 ? params.gamma : 1.0 / static_cast<double>(std::max<std::size_t>(1, n_features));
+  } else if (params.gamma > 0) {
+    gamma_ = params.gamma;
+  } else {  // the defaults: exp(-||x - x'||) for the exponential kernel, 1 / n_features for the others
+    gamma_ = params.type == KernelType::exponential ? 1.0
+                                                    : 1.0 / static_cast<double>(std::max<std::size_t>(1, n_features));
   }
   params_.gamma = gamma_;
 }
@@ -119,9 +120,13 @@ Kernel Kernel::load(const io::ModelReader& in) {
   p.degree = in.get<double>("/kernel/degree");
   p.coef0 = in.get<double>("/kernel/coef0");
   if (!(p.gamma > 0)) in.fail("kernel gamma must be > 0");
-  p.sigma = 0;  // gamma is already resolved
+  if (!(p.sigma >= 0)) in.fail("kernel sigma must be >= 0");
+  const double sigma = p.sigma;
+  p.sigma = 0;  // gamma is already resolved: the kernel is built from it...
   try {
-    return Kernel(p, 1);
+    Kernel k(p, 1);
+    k.params_.sigma = sigma;  // ...and keeps sigma as saved, so saving again writes the same bytes
+    return k;
   } catch (const UsageError& e) {
     in.fail(std::string("invalid kernel: ") + e.what());
   }

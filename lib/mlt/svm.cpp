@@ -166,7 +166,8 @@ Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
     warn("svm: not converged" + which + " after " + std::to_string(fi.iterations) +
          " iterations: projected-gradient violation " + num(fi.violation) + " > `tol`, duality gap " +
          num(fi.duality_gap) + " (" + num(fi.duality_gap / fi.objective) +
-         " of the objective); raise `max_iter`, raise `lambda`, or `standardize` the features");
+         " of the objective); raise `max_iter` or `lambda`" +
+         (params_.standardize ? std::string() : ", or `standardize` the features"));
   }
   return *this;
 }
@@ -301,7 +302,7 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
     if (!fi.converged)
       warn("svm: SMO not converged" + which + " after " + std::to_string(fi.iterations) +
            " iterations: KKT violation " + num(fi.violation) + " > `tol`, duality gap " + num(fi.duality_gap) +
-           "; raise `lambda`, or `standardize` the features");
+           "; raise `lambda`" + (params_.standardize ? std::string() : ", or `standardize` the features"));
     if (fi.non_psd_steps)
       warn("svm: the kernel is not positive semi-definite on these data" + which + " (" +
            std::to_string(fi.non_psd_steps) + " SMO steps); the solution is a stationary point, not a certified optimum");
