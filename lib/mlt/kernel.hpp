@@ -120,4 +120,25 @@ std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelPa
   return t;
 }
 
+// An estimator whose kernel is optional (P has `bool kernelized` and `KernelParams
+// kernel`: logreg, perceptron, svm, pca): its `kernel` choice, which makes the model
+// the kernel form, then the kernel's parameters, which apply only then. The header's
+// "kernel" is the kernel's name, or "none" for the plain form.
+template <class P>
+std::vector<Param<P>> optional_kernel_param_table(std::string help) {
+  std::vector<Param<P>> t;
+  Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; }, std::move(help));
+  kernel.set = [](P& p, const ParamValue& v) {
+    p.kernelized = true;
+    p.kernel.type = parse_name<KernelType>(v.text);
+  };
+  kernel.json = [](const P& p) { return nlohmann::json(p.kernelized ? std::string(name_of(p.kernel.type)) : "none"); };
+  kernel.show_default = false;
+  t.push_back(std::move(kernel));
+  for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
+                                           [](const P& p) { return p.kernelized ? &p.kernel : nullptr; }))
+    t.push_back(std::move(k));
+  return t;
+}
+
 }  // namespace mlt

@@ -443,18 +443,9 @@ const ParamTable<LogRegParams>& LogRegParams::table() {
                         "1/lambda)",
                         Bounds::at_least(0)));
     // Giving a kernel makes the model kernel logistic regression.
-    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
-                                "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential "
-                                "(default: the linear model in the features)");
-    kernel.set = [](P& p, const ParamValue& v) {
-      p.kernelized = true;
-      p.kernel.type = parse_name<KernelType>(v.text);
-    };
-    kernel.json = [](const P& p) { return nlohmann::json(p.kernelized ? std::string(name_of(p.kernel.type)) : "none"); };
-    kernel.show_default = false;
-    d.push_back(std::move(kernel));
-    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
-                                             [](const P& p) { return p.kernelized ? &p.kernel : nullptr; }))
+    for (Param<P>& k : optional_kernel_param_table<P>(
+             "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential (default: the "
+             "linear model in the features)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));
     // The model header says "balanced" or "none", as scikit-learn's class_weight.

@@ -393,18 +393,9 @@ const ParamTable<PcaParams>& PcaParams::table() {
                            [](const P& p) { return !p.kernelized; }, "to linear PCA only (not with `kernel`)"));
     d.back().sweep = false;
     // Giving a kernel makes the model kernel PCA.
-    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
-                                "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid or linear (default: linear "
-                                "PCA in the features)");
-    kernel.set = [](P& p, const ParamValue& v) {
-      p.kernelized = true;
-      p.kernel.type = parse_name<KernelType>(v.text);
-    };
-    kernel.json = [](const P& p) { return nlohmann::json(p.kernelized ? std::string(name_of(p.kernel.type)) : "none"); };
-    kernel.show_default = false;
-    d.push_back(std::move(kernel));
-    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
-                                             [](const P& p) { return p.kernelized ? &p.kernel : nullptr; }))
+    for (Param<P>& k : optional_kernel_param_table<P>(
+             "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid or linear (default: linear PCA in the "
+             "features)"))
       d.push_back(std::move(k));
     return d;
   }();

@@ -383,18 +383,9 @@ const ParamTable<PerceptronParams>& PerceptronParams::table() {
                         "Averaged perceptron: predict with the mean weights over all steps (robust when the "
                         "classes are not separable)"));
     // Giving a kernel makes it the dual ("kernel") perceptron.
-    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
-                                "Dual (kernel) perceptron: rbf, poly, laplacian, sigmoid, linear or exponential "
-                                "(default: the primal form in the features)");
-    kernel.set = [](P& p, const ParamValue& v) {
-      p.kernelized = true;
-      p.kernel.type = parse_name<KernelType>(v.text);
-    };
-    kernel.json = [](const P& p) { return nlohmann::json(p.kernelized ? std::string(name_of(p.kernel.type)) : "none"); };
-    kernel.show_default = false;
-    d.push_back(std::move(kernel));
-    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
-                                             [](const P& p) { return p.kernelized ? &p.kernel : nullptr; }))
+    for (Param<P>& k : optional_kernel_param_table<P>(
+             "Dual (kernel) perceptron: rbf, poly, laplacian, sigmoid, linear or exponential (default: the "
+             "primal form in the features)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));
     d.push_back(negated_flag<P>("fit_intercept", "no-intercept", &P::fit_intercept,

@@ -373,18 +373,9 @@ const ParamTable<SvmParams>& SvmParams::table() {
                         Bounds::above(0)));
     d.push_back(choice<P>("loss", &P::loss, "hinge (LIBLINEAR -s 3) or squared_hinge (-s 1; linear only)"));
     // Giving a kernel makes the model the kernel SVM (SMO, LIBSVM's C-SVC).
-    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
-                                "Kernel SVM by SMO (LIBSVM's C-SVC): rbf, poly, laplacian, sigmoid, linear or "
-                                "exponential (default: the linear SVM in the features)");
-    kernel.set = [](P& p, const ParamValue& v) {
-      p.kernelized = true;
-      p.kernel.type = parse_name<KernelType>(v.text);
-    };
-    kernel.json = [](const P& p) { return nlohmann::json(p.kernelized ? std::string(name_of(p.kernel.type)) : "none"); };
-    kernel.show_default = false;
-    d.push_back(std::move(kernel));
-    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernelized ? &p.kernel : nullptr; },
-                                             [](const P& p) { return p.kernelized ? &p.kernel : nullptr; }))
+    for (Param<P>& k : optional_kernel_param_table<P>(
+             "Kernel SVM by SMO (LIBSVM's C-SVC): rbf, poly, laplacian, sigmoid, linear or exponential "
+             "(default: the linear SVM in the features)"))
       d.push_back(std::move(k));
     d.push_back(applies_if(integer<P>("cache_mb", &P::cache_mb, "Kernel-column cache of SMO in MB (LIBSVM's -m)",
                                       Bounds::at_least(1)),
