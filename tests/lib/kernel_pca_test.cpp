@@ -217,9 +217,12 @@ TEST_CASE("kernel PCA models: save and load give the same scores, every kernel; 
     const std::string bytes = saved(pca);
     const mlt::Pca loaded = mlt::Pca::load(mlt::io::ModelReader::parse(bytes, "m"));
     const arma::mat Z = pca.transform(T);
+    // Model files hold every double exactly (round-trip text or binary): the same bits.
     CHECK(arma::approx_equal(loaded.transform(T), Z, "absdiff", 0.0));
     CHECK(saved(loaded) == bytes);
-    // One row at a time, or reversed, gives the same bits as the batch.
+    // One row at a time, or reversed, gives the same bits as the batch: exact by
+    // construction, on every BLAS core (Kernel::gram, the per-row centring and
+    // rowwise::product make each output entry depend on its own row alone).
     const arma::uvec reversed = arma::regspace<arma::uvec>(T.n_rows - 1, 0);
     CHECK(arma::approx_equal(pca.transform(T.rows(reversed)), Z.rows(reversed), "absdiff", 0.0));
     for (arma::uword i : {0u, 11u, 22u}) CHECK(arma::approx_equal(pca.transform(T.rows(i, i)), Z.rows(i, i), "absdiff", 0.0));
