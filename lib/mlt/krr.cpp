@@ -1,22 +1,35 @@
 // Kernel ridge regression (lecture notes; scikit-learn's KernelRidge is the reference):
 //
-//   minimise over f in the RKHS H_k:   Σᵢ (yᵢ − f(xᵢ))² + λ ‖f‖²_H,
+//   minimise over f in the RKHS H_k and b:   Σᵢ (yᵢ − f(xᵢ) − b)² + λ ‖f‖²_H,
 //
-// whose solution (representer theorem) is f(x) = Σᵢ αᵢ k(xᵢ, x) with α = (K + λI)⁻¹y.
-// No intercept, as in scikit-learn. Several targets share K: α is n x t.
+// whose solution (representer theorem) is f(x) = Σᵢ αᵢ k(xᵢ, x). The intercept b is
+// unpenalized, as ridge's, and on by default (`fit_intercept`; off, b = 0, is
+// scikit-learn's KernelRidge, which has none). Setting the gradient to zero gives the
+// bordered system
+//
+//   [K + λI  1] [α]   [y]
+//   [1ᵀ      0] [b] = [0],
+//
+// solved through A = K + λI: with u = A⁻¹y and v = A⁻¹1, b = 1ᵀu / 1ᵀv and α = u − b v
+// (1ᵀv > 0 as A is positive definite). It is not a centred target: ȳ differs from b
+// unless the kernel's feature map is centred. With the linear kernel, f(x) = wᵀx with
+// w = Xᵀα and this is ridge's objective exactly, so krr reproduces ridge's predictions.
+// Without an intercept α = A⁻¹y. Several targets share K: α is n x t, b 1 x t.
 //
 // Exact: the lower triangle of K + λI is built in column blocks (each block one
 // BLAS-3 kernel evaluation) straight into the n x n matrix, which LAPACK's dpotrf
 // then factorizes in place: 8n² bytes in all, checked against the available memory
 // before allocating. When K + λI is not numerically positive definite (λ = 0 with
-// duplicate rows, or the indefinite sigmoid kernel) the system is solved by least
-// squares (SVD, minimum norm), as scikit-learn does, with a warning.
+// duplicate rows, or the indefinite sigmoid kernel) the system (bordered, with an
+// intercept) is solved by least squares (SVD, minimum norm), as scikit-learn does,
+// with a warning.
 //
 // Nyström (Williams & Seeger 2001; the linear system of FALKON, Rudi, Carratino &
 // Rosasco 2017): with M landmarks z_1..z_M, f(x) = Σⱼ βⱼ k(zⱼ, x) and
-//   minimise ‖y − K_nM β‖² + λ βᵀ K_MM β.
+//   minimise ‖y − K_nM β − b1‖² + λ βᵀ K_MM β.
 // With K_MM + δI = L Lᵀ (δ a tiny jitter) and Φ = K_nM L⁻ᵀ (n x M, the Nyström
-// feature map), this is ridge regression on Φ: (ΦᵀΦ + λI) w = Φᵀy, β = L⁻ᵀw.
+// feature map), this is ridge regression on Φ: (ΦᵀΦ + λI) w = Φᵀy, β = L⁻ᵀw; with an
+// intercept, ridge's: Φ and y centred on their means, b = ȳ − φ̄ᵀw.
 // ΦᵀΦ and Φᵀy are accumulated over blocks of rows (one kernel block, one triangular
 // solve, one syrk each), so K_nM is never stored: O(nM² + M³) time, O(M² + bM)
 // memory. Working with Φ rather than K_nMᵀK_nM keeps the system as well conditioned
@@ -26,7 +39,7 @@
 // No tolerance: neither path iterates. Both solve their system by Cholesky, which is
 // backward stable, so the result is the minimizer up to rounding (an error like a
 // perturbation of the matrix of norm ~ n ε ‖K‖). What δ changes: since
-// ‖w‖² = βᵀ(K_MM + δI)β, the Nyström fit minimizes ‖y − K_nM β‖² + λ βᵀ(K_MM + δI)β,
+// ‖w‖² = βᵀ(K_MM + δI)β, the Nyström fit minimizes ‖y − K_nM β − b1‖² + λ βᵀ(K_MM + δI)β,
 // i.e. exactly the Nyström problem plus λδ‖β‖². With M = n that moves f by at most
 // δ ‖α‖ / sqrt(s_min) in the RKHS norm (s_min the smallest eigenvalue of K; derived in
 // tests/lib/krr_test.cpp, where the bound with rounding is 1.1e-9, observed 3.3e-13).
@@ -108,6 +121,7 @@ Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
   least_squares_ = false;
   jitter_ = 0;
   n_train_ = X.n_rows;
+  intercept_.zeros(Y.n_cols);
   if (params_.standardize) {
     scaler_.fit(X);
     const arma::mat Xs = scaler_.transform(X);
@@ -115,7 +129,7 @@ Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
   } else {
     params_.nystrom ? fit_nystrom(X, Y) : fit_exact(X, Y);
   }
-  if (!coef_.is_finite()) {
+  if (!coef_.is_finite() || !intercept_.is_finite()) {
     coef_.reset();
     throw DataError("kernel ridge: the solution is not finite; raise `lambda` or rescale the data");
   }
@@ -144,9 +158,18 @@ void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
     K.submat(j0, j0, n - 1, j1) = kernel_.gram(Xs.rows(j0, n - 1), Xs.rows(j0, j1));
   }
   K.diag() += params_.lambda;
-  arma::mat alpha = Y;
+  const arma::uword t = Y.n_cols;
+  arma::mat alpha;
   if (spd::cholesky_in_place(K)) {
+    // A⁻¹ [Y 1]: the intercept's column v = A⁻¹1 rides along in the same solve.
+    alpha = params_.fit_intercept ? arma::join_horiz(Y, arma::ones(n)) : Y;
     spd::solve_in_place(K, alpha);
+    if (params_.fit_intercept) {
+      const arma::vec v = alpha.col(t);
+      alpha.shed_col(t);
+      intercept_ = arma::sum(alpha, 0) / arma::accu(v);
+      alpha -= v * intercept_;
+    }
   } else {
     warn("krr: K + lambda*I is not positive definite" +
          std::string(params_.lambda == 0 ? " (lambda = 0 and duplicate or collinear rows?)"
@@ -157,9 +180,21 @@ void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
     if (have > 0 && 3 * need > have)
       throw DataError("K + lambda*I is singular and the least-squares fallback needs " + human_bytes(3 * need) +
                       ", more than the " + human_bytes(have) + " available; raise `lambda`");
-    arma::mat F = kernel_.gram(Xs, Xs);
-    F.diag() += params_.lambda;
-    alpha = least_squares_solve(F, Y);
+    const arma::uword b = params_.fit_intercept ? 1 : 0;  // the bordered system's extra row
+    arma::mat F(n + b, n + b, arma::fill::zeros);
+    F.submat(0, 0, n - 1, n - 1) = kernel_.gram(Xs, Xs);
+    F.submat(0, 0, n - 1, n - 1).diag() += params_.lambda;
+    arma::mat R(n + b, t, arma::fill::zeros);
+    R.rows(0, n - 1) = Y;
+    if (b) {
+      F.submat(n, 0, n, n - 1).ones();
+      F.submat(0, n, n - 1, n).ones();
+    }
+    alpha = least_squares_solve(F, R);
+    if (b) {
+      intercept_ = alpha.row(n);
+      alpha.shed_row(n);
+    }
   }
   basis_ = Xs;
   coef_ = std::move(alpha);
@@ -202,41 +237,72 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
   const arma::mat Linv = arma::inv(arma::trimatl(L));
   const auto m_int = static_cast<blas_size>(M);
 
-  // ΦᵀΦ (upper triangle) and ΦᵀY over blocks of rows; P = Φ_bᵀ = L⁻¹ K_Mb (M x b).
+  // Φ_bᵀ = L⁻¹ K_Mb (M x b) for the rows r0..r1.
+  const auto features = [&](arma::uword r0, arma::uword r1) {
+    arma::mat P = kernel_.gram(Z, Xs.rows(r0, r1));
+    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, m_int,
+                static_cast<blas_size>(r1 - r0 + 1), 1.0, Linv.memptr(), m_int, P.memptr(), m_int);
+    return P;
+  };
+
+  // ΦᵀΦ (upper triangle) and ΦᵀY over blocks of rows.
   // Block i is added into accumulator group i mod G, each group one parallel task
   // with single-threaded BLAS (so the kernel evaluation, exp and not BLAS, uses every
   // core too), and the groups are summed in group order. G depends on M alone (as
   // many as fit in 128 MiB, at most 8), never on the thread count: the model is the
   // same bits for every --threads.
+  // With an intercept the sums are of Φ shifted by c, the mean of the first block's
+  // rows, and of Y − Ȳ: the centred ΦᵀΦ is then Σ(φ − c)(φ − c)ᵀ − n d dᵀ with
+  // d = φ̄ − c small, so the correction cancels little (the uncentred ΦᵀΦ − n φ̄φ̄ᵀ
+  // would lose the digits of φ̄, large against the spread for the rbf kernel).
   const arma::uword br = block_rows(M);
   const arma::uword n_blocks = (n + br - 1) / br;
+  const bool centre = params_.fit_intercept;
+  const arma::vec shift = centre ? arma::vec(arma::mean(features(0, std::min(n, br) - 1), 1)) : arma::vec(M, arma::fill::zeros);
+  const arma::rowvec y_mean = centre ? arma::rowvec(arma::mean(Y, 0)) : arma::rowvec(t, arma::fill::zeros);
   const double group_bytes = 8.0 * static_cast<double>(M) * static_cast<double>(M + t);
   const auto n_groups = static_cast<arma::uword>(
       std::clamp(std::floor(128.0 * 1024 * 1024 / group_bytes), 1.0, static_cast<double>(std::min<arma::uword>(8, n_blocks))));
   std::vector<arma::mat> As(n_groups), Rs(n_groups);
+  std::vector<arma::vec> Ss(n_groups);
   parallel_for(n_groups, [&](std::size_t g) {
     arma::mat& Ap = As[g];
     arma::mat& Rp = Rs[g];
     Ap.zeros(M, M);
     Rp.zeros(M, t);
+    Ss[g].zeros(M);
     for (arma::uword blk = g; blk < n_blocks; blk += n_groups) {
       const arma::uword r0 = blk * br, r1 = std::min(n, r0 + br) - 1;
-      const auto b = static_cast<blas_size>(r1 - r0 + 1);
-      arma::mat P = kernel_.gram(Z, Xs.rows(r0, r1));
-      cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, m_int, b, 1.0, Linv.memptr(),
-                  m_int, P.memptr(), m_int);
-      cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, m_int, b, 1.0, P.memptr(), m_int, 1.0, Ap.memptr(), m_int);
-      Rp += P * Y.rows(r0, r1);
+      arma::mat P = features(r0, r1);
+      if (centre) {
+        P.each_col() -= shift;
+        Ss[g] += arma::sum(P, 1);
+      }
+      cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, m_int, static_cast<blas_size>(r1 - r0 + 1), 1.0,
+                  P.memptr(), m_int, 1.0, Ap.memptr(), m_int);
+      arma::mat Yb = Y.rows(r0, r1);
+      if (centre) Yb.each_row() -= y_mean;
+      Rp += P * Yb;
     }
   });
   arma::mat A = std::move(As[0]), R = std::move(Rs[0]);
+  arma::vec S = std::move(Ss[0]);
   for (arma::uword g = 1; g < n_groups; ++g) {
     A += As[g];
     R += Rs[g];
+    S += Ss[g];
   }
   As.clear();
   Rs.clear();
   A = arma::symmatu(A);
+  arma::vec d(M, arma::fill::zeros);  // φ̄ − c
+  if (centre) {
+    d = S / static_cast<double>(n);
+    A -= static_cast<double>(n) * (d * d.t());
+    arma::mat Yc = Y;
+    Yc.each_row() -= y_mean;
+    R -= d * arma::sum(Yc, 0);  // Σ(y − ȳ) is zero up to rounding
+  }
   A.diag() += params_.lambda;
   arma::mat W = R;
   arma::mat F = A;
@@ -249,6 +315,7 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
   }
   basis_ = Z;
   coef_ = Linv.t() * W;  // β = L⁻ᵀ w
+  if (centre) intercept_ = y_mean - (shift + d).t() * W;  // b = ȳ − φ̄ᵀw
 }
 
 void Krr::require_fitted() const {
@@ -267,6 +334,7 @@ arma::mat Krr::predict(const arma::mat& X) const {
     const arma::mat B = params_.standardize ? scaler_.transform(X.rows(r0, r1)) : arma::mat(X.rows(r0, r1));
     P.rows(r0, r1) = rowwise::product(kernel_.gram(B, basis_), coef_);
   }
+  P.each_row() += intercept_;
   return P;
 }
 
@@ -281,6 +349,8 @@ const ParamTable<KrrParams>& KrrParams::table() {
   static const ParamTable<P> t = [] {
     ParamTable<P> d;
     d.push_back(real<P>("lambda", &P::lambda, "Penalty (scikit-learn's alpha)", Bounds::at_least(0)));
+    d.push_back(negated_flag<P>("fit_intercept", "no-intercept", &P::fit_intercept,
+                                "Fit no intercept (b = 0, as scikit-learn's KernelRidge)"));
     d.push_back(choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
                           "linear, poly, rbf, laplacian, exponential or sigmoid"));
     d.back().required = true;
@@ -323,6 +393,7 @@ void Krr::save(io::ModelWriter& out) const {
                  {"jitter", jitter_}};
   out.add("basis", basis_);
   out.add("coef", coef_);
+  if (params_.fit_intercept) out.add("intercept", intercept_);
   if (params_.standardize) scaler_.save(out);
 }
 
@@ -331,6 +402,7 @@ Krr Krr::load(const io::ModelReader& in) {
   Params p;
   p.lambda = in.get<double>("/params/lambda");
   p.standardize = in.get<bool>("/params/standardize");
+  p.fit_intercept = in.get_or<bool>("/params/fit_intercept", false);  // krr had no intercept before
   p.nystrom = in.get<std::size_t>("/params/nystrom");
   try {
     p.landmarks = parse_name<LandmarkMethod>(in.get_or<std::string>("/params/landmarks", "uniform"));
@@ -353,6 +425,7 @@ Krr Krr::load(const io::ModelReader& in) {
   k.jitter_ = in.get<double>("/fitted/jitter");
   k.basis_ = in.matrix("basis", n_basis, n_features);
   k.coef_ = in.matrix("coef", n_basis, n_targets);
+  k.intercept_ = p.fit_intercept ? arma::rowvec(in.matrix("intercept", 1, n_targets)) : arma::rowvec(n_targets, arma::fill::zeros);
   if (p.standardize) k.scaler_ = Standardizer::load(in, n_features);
   return k;
 }

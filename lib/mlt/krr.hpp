@@ -28,6 +28,7 @@ constexpr const auto& name_table(LandmarkMethod) { return kLandmarkNames; }
 struct KrrParams {
   KernelParams kernel;          // kernel and its parameters (see kernel.hpp)
   double lambda = 1.0;          // λ >= 0 (scikit-learn KernelRidge's alpha)
+  bool fit_intercept = true;    // an unpenalized intercept b (KernelRidge has none: off)
   bool standardize = false;     // kernel on (x - mean) / std
   std::size_t nystrom = 0;      // M > 0: Nyström approximation with M landmarks; 0: exact
   LandmarkMethod landmarks = LandmarkMethod::uniform;
@@ -69,6 +70,8 @@ class Krr {
   // (Nyström), in the standardized space when fitted with standardize.
   const arma::mat& basis() const { return basis_; }  // n_basis x p
   const arma::mat& coef() const { return coef_; }    // n_basis x t
+  // b per target (zeros without fit_intercept): f(x) = k(x, basis) coef + b.
+  const arma::rowvec& intercept() const { return intercept_; }  // 1 x t
   // Whether the solve fell back to least squares (K + λI not positive definite).
   bool least_squares() const { return least_squares_; }
   // δ added to K_MM's diagonal (Nyström): the fit then minimizes the Nyström objective
@@ -88,6 +91,7 @@ class Krr {
   Standardizer scaler_;
   arma::mat basis_;
   arma::mat coef_;
+  arma::rowvec intercept_;
   std::size_t n_train_ = 0;
   bool least_squares_ = false;
   double jitter_ = 0;

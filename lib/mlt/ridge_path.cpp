@@ -90,6 +90,28 @@ std::optional<arma::mat> loo_from_residuals(const arma::mat& Y, arma::mat E, con
   return P;
 }
 
+// Kernel ridge's coefficients for one λ from the eigendecomposition K = Q diag(μ) Qᵀ,
+// in the eigenbasis (α = Q coef): A = K + λI, u = A⁻¹Y, and with an intercept the
+// bordered system's b = 1ᵀu / 1ᵀv, α = u − v b with v = A⁻¹1 (krr.cpp).
+struct BorderedSolution {
+  arma::mat coef;          // n x t, Qᵀα
+  arma::rowvec intercept;  // 1 x t (zeros without one)
+  arma::vec v;             // Qᵀv (intercept only)
+  double one_v = 0;        // 1ᵀv (intercept only)
+};
+BorderedSolution bordered_solve(bool fit_intercept, const arma::vec& mu, double lambda, const arma::mat& QtY,
+                                const arma::vec& Qt1) {
+  const arma::vec d = 1.0 / (mu + lambda);
+  BorderedSolution s{QtY.each_col() % d, arma::rowvec(QtY.n_cols, arma::fill::zeros), {}, 0};
+  if (fit_intercept) {
+    s.v = Qt1 % d;
+    s.one_v = arma::dot(Qt1, s.v);
+    s.intercept = (Qt1.t() * s.coef) / s.one_v;
+    s.coef -= s.v * s.intercept;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<arma::mat> ridge_path_predict(const RidgeParams& params, const std::vector<double>& lambdas,
@@ -152,6 +174,7 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
     throw DataError("krr path: the eigendecomposition of the kernel matrix failed");
   const arma::mat QtY = Q.t() * Y;             // n x t
   const arma::mat KtQ = kernel.gram(T, Z) * Q;  // m x n
+  const arma::vec Qt1 = arma::sum(Q, 0).t();    // Qᵀ1, for the intercept
   const double floor = static_cast<double>(X.n_rows) * std::numeric_limits<double>::epsilon() *
                        std::max(1.0, arma::abs(mu).max());
   std::vector<std::optional<arma::mat>> out;
@@ -161,8 +184,9 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
       out.emplace_back();  // not positive definite: Krr::fit's least-squares fallback
       continue;
     }
-    const arma::vec d = 1.0 / (mu + l);
-    arma::mat P = KtQ * (QtY.each_col() % d);
+    const BorderedSolution s = bordered_solve(params.fit_intercept, mu, l, QtY, Qt1);
+    arma::mat P = KtQ * s.coef;
+    P.each_row() += s.intercept;
     if (!P.is_finite()) throw DataError("kernel ridge: the solution is not finite; raise `lambda` or rescale the data");
     out.emplace_back(std::move(P));
   }
@@ -230,6 +254,7 @@ std::vector<std::optional<arma::mat>> krr_loo_predict(const KrrParams& params, c
     throw DataError("krr leave-one-out: the eigendecomposition of the kernel matrix failed");
   const arma::mat Q2 = arma::square(Q);
   const arma::mat QtY = Q.t() * Y;  // n x t
+  const arma::vec Qt1 = arma::sum(Q, 0).t();
   // The positive-definiteness floor of krr_path_predict (Krr::fit's Cholesky test).
   const double floor = static_cast<double>(X.n_rows) * std::numeric_limits<double>::epsilon() *
                        std::max(1.0, arma::abs(mu).max());
@@ -240,10 +265,15 @@ std::vector<std::optional<arma::mat>> krr_loo_predict(const KrrParams& params, c
       out.emplace_back();
       continue;
     }
-    const arma::vec keep = l / (mu + l);  // eigenvalues of I - H
-    const arma::vec gap = Q2 * keep;
-    arma::mat E = Q * (QtY.each_col() % keep);
-    out.push_back(loo_from_residuals(Y, std::move(E), gap));
+    // The residuals y − ŷ are λα (the bordered system's first row), so
+    // I − H = λ(A⁻¹ − v vᵀ / 1ᵀv) with v = A⁻¹1 (the second term with an intercept).
+    const BorderedSolution s = bordered_solve(params.fit_intercept, mu, l, QtY, Qt1);
+    arma::vec gap = Q2 * (l / (mu + l));
+    if (params.fit_intercept) {
+      const arma::vec v = Q * s.v;
+      gap -= (l / s.one_v) * arma::square(v);
+    }
+    out.push_back(loo_from_residuals(Y, l * (Q * s.coef), gap));
   }
   return out;
 }

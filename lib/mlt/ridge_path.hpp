@@ -29,7 +29,9 @@ std::vector<arma::mat> ridge_path_predict(const RidgeParams& params, const std::
 
 // Exact kernel ridge (Krr without Nyström) along λ: with K = Q diag(μ) Qᵀ the
 // eigendecomposition of the training kernel matrix (once), the dual coefficients are
-// α(λ) = Q diag(1 / (μᵢ + λ)) Qᵀ Y and the predictions K(X_test, X) α(λ). One entry per
+// α(λ) = Q diag(1 / (μᵢ + λ)) Qᵀ Y and the predictions K(X_test, X) α(λ); with
+// `fit_intercept` the bordered system's α and b (krr.cpp) from the same products, with
+// v = A⁻¹1 = Q diag(1 / (μᵢ + λ)) Qᵀ1 beside A⁻¹Y. One entry per
 // λ; an entry is empty when K + λI is not numerically positive definite (min(μ) + λ
 // <= n ε max|μ|), where Krr::fit falls back to least squares: the caller fits that
 // point the plain way. Preprocessing is Krr::fit's (the Standardizer with
@@ -48,7 +50,9 @@ std::vector<std::optional<arma::mat>> krr_path_predict(const KrrParams& params, 
 //   ridge   H = 11ᵀ/n [intercept] + Z (ZᵀZ + λI)⁻¹ Zᵀ, Z the (centred) features:
 //           with ZᵀZ = V diag(σ) Vᵀ and B = Z V, Hᵢᵢ = 1/n + Σⱼ Bᵢⱼ²/(σⱼ + λ);
 //   krr     H = K (K + λI)⁻¹ = Q diag(μ/(μ + λ)) Qᵀ, so 1 - Hᵢᵢ = Σⱼ Qᵢⱼ² λ/(μⱼ + λ)
-//           and e = Q diag(λ/(μ + λ)) Qᵀ Y (no cancellation).
+//           and e = Q diag(λ/(μ + λ)) Qᵀ Y (no cancellation); with an intercept
+//           (the bordered system, krr.cpp) e = λα and 1 − Hᵢᵢ = λ(A⁻¹ − v vᵀ/1ᵀv)ᵢᵢ,
+//           v = A⁻¹1, A = K + λI.
 // The identity needs preprocessing that does not depend on the left-out row: with
 // `standardize` the Standardizer of each LOO fit sees n - 1 rows, so the features
 // change with i; both functions throw UsageError then (and krr for Nyström), and the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mlt krr end to end: fit, info, predict, score, Nyström, the memory check, errors.
-# Reference predictions: tests/fixtures/krr (scripts/fixtures/krr.py, scikit-learn's
-# KernelRidge).
+# Reference predictions: tests/fixtures/krr (scripts/fixtures/krr.py): scikit-learn's
+# KernelRidge, which has no intercept (--no-intercept), and with mlt's default
+# intercept NumPy's solve of the bordered system and scikit-learn's Ridge.
 source "$(dirname "$0")/lib.sh" "$@"
 FIX=$SRC/tests/fixtures/krr
 
@@ -15,16 +16,36 @@ sys.exit(0 if len(got) == len(want) and all(abs(a - b) <= 1e-6 * max(1, abs(b)) 
 " "$1" "$2"
 }
 
-expect_status 0 "fit rbf" "$MLT" krr fit "$FIX/train.csv" --kernel rbf --gamma 0.5 --lambda 0.1 -o rbf.krr
+expect_status 0 "fit rbf" "$MLT" krr fit "$FIX/train.csv" --kernel rbf --gamma 0.5 --lambda 0.1 --no-intercept -o rbf.krr
 expect_status 0 "predict rbf" "$MLT" krr predict rbf.krr "$FIX/test.csv" -o rbf.csv
 check "rbf predictions equal scikit-learn's" same_as_fixture rbf.csv "$FIX/rbf.csv"
 check "prediction header is the target" test "$(head -1 rbf.csv)" = "y"
-expect_status 0 "fit laplacian" "$MLT" krr fit "$FIX/train.csv" --kernel laplacian --gamma 0.3 --lambda 0.1 -o lap.krr
+expect_status 0 "fit laplacian" "$MLT" krr fit "$FIX/train.csv" --kernel laplacian --gamma 0.3 --lambda 0.1 --no-intercept -o lap.krr
 "$MLT" krr predict lap.krr "$FIX/test.csv" -o lap.csv
 check "laplacian predictions equal scikit-learn's" same_as_fixture lap.csv "$FIX/laplacian.csv"
-expect_status 0 "fit exponential" "$MLT" krr fit "$FIX/train.csv" --kernel exponential --sigma 0.8 --lambda 0.1 -o exp.krr
+expect_status 0 "fit exponential" "$MLT" krr fit "$FIX/train.csv" --kernel exponential --sigma 0.8 --lambda 0.1 --no-intercept \
+  -o exp.krr
 "$MLT" krr predict exp.krr "$FIX/test.csv" -o exp.csv
 check "exponential predictions equal the precomputed-kernel reference" same_as_fixture exp.csv "$FIX/exponential.csv"
+
+# The intercept (the default): the bordered system, and the linear kernel is ridge.
+"$MLT" krr fit "$FIX/train.csv" --kernel rbf --gamma 0.5 --lambda 0.1 -o rbf_b.krr
+"$MLT" krr predict rbf_b.krr "$FIX/test.csv" -o rbf_b.csv
+check "rbf with an intercept equals the bordered system" same_as_fixture rbf_b.csv "$FIX/intercept_rbf.csv"
+"$MLT" krr fit "$FIX/train.csv" --kernel linear --lambda 0.5 -o lin_b.krr
+"$MLT" krr predict lin_b.krr "$FIX/test.csv" -o lin_b.csv
+check "the linear kernel with an intercept equals scikit-learn's Ridge" same_as_fixture lin_b.csv "$FIX/intercept_ridge.csv"
+"$MLT" ridge fit "$SRC/data/diabetes.csv" --standardize --lambda 1 -o d.ridge
+"$MLT" krr fit "$SRC/data/diabetes.csv" --standardize --kernel linear --lambda 1 -o d.krr
+run "$MLT" krr score d.krr "$SRC/data/diabetes.csv" --json
+krr_r2=$out
+run "$MLT" ridge score d.ridge "$SRC/data/diabetes.csv" --json
+check "diabetes: krr linear has ridge's r2 (the issue's -3.4 was the missing intercept)" python3 -c "
+import json, sys
+a, b = json.loads(sys.argv[1])['r2'], json.loads(sys.argv[2])['r2']
+sys.exit(0 if abs(a - b) <= 1e-9 and a > 0.5 else 1)" "$krr_r2" "$out"
+run "$MLT" info rbf_b.krr
+check "info: the intercept is a parameter" grep -q 'fit_intercept: true' <<<"$out"
 
 run "$MLT" info rbf.krr
 check "info: kernel" grep -q 'kernel: rbf' <<<"$out"
@@ -36,7 +57,8 @@ run "$MLT" krr score rbf.krr "$FIX/test.csv" --json
 check "score has r2" python3 -c "import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if 0.5 < d['r2'] <= 1 and d['n_samples'] == 40 else 1)" "$out"
 
 # Nyström: all rows as landmarks is the exact fit; fewer gives a model of M rows.
-expect_status 0 "fit nystrom M=n" "$MLT" krr fit "$FIX/train.csv" --kernel rbf --gamma 0.5 --lambda 0.1 --nystrom 80 -o ny80.krr
+expect_status 0 "fit nystrom M=n" "$MLT" krr fit "$FIX/train.csv" --kernel rbf --gamma 0.5 --lambda 0.1 --nystrom 80 --no-intercept \
+  -o ny80.krr
 "$MLT" krr predict ny80.krr "$FIX/test.csv" -o ny80.csv
 check "Nyström with M = n equals scikit-learn's exact KRR" same_as_fixture ny80.csv "$FIX/rbf.csv"
 expect_status 0 "fit nystrom kmeans++" "$MLT" krr fit "$FIX/train.csv" --kernel rbf --sigma 1 --nystrom 20 \

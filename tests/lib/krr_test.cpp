@@ -1,6 +1,7 @@
 // mlt::Krr against scikit-learn's KernelRidge (tests/fixtures/krr, made by
-// scripts/fixtures/krr.py), against mlt::Ridge, and the Nyström approximation
-// against the exact solution.
+// scripts/fixtures/krr.py; without an intercept, as KernelRidge), with an intercept
+// against NumPy's solve of the bordered system and scikit-learn's Ridge, against
+// mlt::Ridge, and the Nyström approximation against the exact solution.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -59,6 +60,7 @@ TEST_CASE("krr: predictions equal scikit-learn's KernelRidge to 1e-6 for every s
     s >> name >> kernel >> p.lambda >> p.kernel.gamma >> p.kernel.degree >> p.kernel.coef0 >> p.kernel.sigma;
     REQUIRE(s);
     p.kernel.type = parse_name<KernelType>(kernel);
+    p.fit_intercept = false;
     Warnings w;
     Krr k(p);
     k.fit(train.X, train.y);
@@ -80,6 +82,67 @@ TEST_CASE("krr: predictions equal scikit-learn's KernelRidge to 1e-6 for every s
   CHECK(n_cases == 10);
 }
 
+TEST_CASE("krr: with an intercept, predictions equal the bordered system's (NumPy) to 1e-9") {
+  // The reference solves [K + λI, 1; 1ᵀ, 0][α; b] = [y; 0] whole (LU); mlt by Cholesky of
+  // K + λI and the Schur complement. Both backward stable: the difference is rounding
+  // amplified by the conditioning of K + λI (λ >= 0.1, ‖K‖ <= ~1e3 here: cond <= 1e4,
+  // times ε·n ≈ 2e-14 gives ~2e-10 relative), bounded by 1e-9 relative.
+  const Split train = read_split("train"), test = read_split("test");
+  std::ifstream cases(kFixtures + "intercept.txt");
+  REQUIRE(cases);
+  std::string line;
+  int n_cases = 0;
+  while (std::getline(cases, line)) {
+    std::istringstream s(line);
+    std::string name, kernel;
+    Krr::Params p;
+    s >> name >> kernel >> p.lambda >> p.kernel.gamma >> p.kernel.degree >> p.kernel.coef0 >> p.kernel.sigma;
+    REQUIRE(s);
+    p.kernel.type = parse_name<KernelType>(kernel);
+    CHECK(p.fit_intercept);  // the default
+    Krr k(p);
+    k.fit(train.X, train.y);
+    CHECK(k.intercept()[0] != 0);
+    const arma::mat pred = k.predict(test.X);
+    arma::vec want;
+    REQUIRE(want.load(kFixtures + "intercept_" + name + ".csv", arma::csv_ascii));
+    REQUIRE(want.n_elem == test.X.n_rows);
+    INFO(name << ": max difference " << arma::abs(pred.col(0) - want).max());
+    CHECK(arma::abs(pred.col(0) - want).max() <= 1e-9 * std::max(1.0, arma::abs(want).max()));
+    ++n_cases;
+  }
+  CHECK(n_cases == 8);
+}
+
+TEST_CASE("krr: the linear kernel with an intercept reproduces ridge (scikit-learn's and mlt's) to 1e-8") {
+  // Same objective (krr.cpp): ‖y − Xw − b‖² + λ‖w‖² with w = Xᵀα. Solved differently
+  // (n x n Gram vs p x p normal equations), so equal up to rounding times the
+  // conditioning of the two systems (λ = 0.5 and 0.1 against ‖K‖ ~ 1e2..1e3).
+  const Split train = read_split("train"), test = read_split("test");
+  Krr::Params kp;
+  kp.kernel.type = KernelType::linear;
+  kp.lambda = 0.5;
+  arma::vec want;
+  REQUIRE(want.load(kFixtures + "intercept_ridge.csv", arma::csv_ascii));
+  const arma::mat got = Krr(kp).fit(train.X, train.y).predict(test.X);
+  CHECK(arma::abs(got.col(0) - want).max() <= 1e-8 * arma::abs(want).max());
+
+  io::Table t = io::read_csv(std::string(MLT_SOURCE_DIR) + "/data/diabetes.csv", {}, {});
+  const arma::mat X = t.X.cols(0, 9);
+  const arma::mat Y = t.X.cols(9, 10);  // two targets share K
+  for (const bool standardize : {false, true}) {
+    kp.lambda = 0.1;
+    kp.standardize = standardize;
+    Ridge::Params rp;
+    rp.lambda = 0.1;
+    rp.standardize = standardize;
+    const arma::mat a = Krr(kp).fit(X, Y).predict(X);
+    const arma::mat b = Ridge(rp).fit(X, Y).predict(X);
+    INFO("standardize " << standardize << ": max difference " << arma::abs(a - b).max());
+    CHECK(arma::abs(a - b).max() <= 1e-8 * arma::abs(b).max());
+  }
+}
+
 TEST_CASE("krr: the linear kernel equals ridge without intercept") {
   io::Table t = io::read_csv(std::string(MLT_SOURCE_DIR) + "/data/diabetes.csv", {}, {});
   const arma::mat X = t.X.cols(0, 9);
@@ -89,6 +152,7 @@ TEST_CASE("krr: the linear kernel equals ridge without intercept") {
     kp.kernel.type = KernelType::linear;
     kp.lambda = 0.1;
     kp.standardize = standardize;
+    kp.fit_intercept = false;
     Ridge::Params rp;
     rp.lambda = 0.1;
     rp.fit_intercept = false;
@@ -110,10 +174,16 @@ TEST_CASE("krr: Nyström with M = n landmarks equals the exact solution") {
   // K of norm ~ n ε ‖K‖, so the same bound with n ε ‖K‖ in place of δ. Here (rbf,
   // k(x, x) = 1): δ = 1.8e-14, n ε ‖K‖ = 4e-13, ‖α‖ = 11.8, s_min = 1.7e-5: 1.1e-9,
   // observed 3.3e-13.
+  // With an intercept, b eliminated, both minimize ‖C(y − Kβ)‖² + λβᵀ(K + δI)β with
+  // C = I − 11ᵀ/n (δ = 0 exact): with M = KCK + λK, (M + λδI)Δβ = −λδβ, and since
+  // K ⪯ M/λ and M ⪰ λ s_min I, ‖K^½Δβ‖ <= δ‖β‖/sqrt(s_min) again; the intercept moves
+  // by the mean of KΔβ, at most as much as f, so the prediction bound doubles.
   const Split train = read_split("train"), test = read_split("test");
   const arma::uword n = train.X.n_rows;
+  for (const bool intercept : {false, true})
   for (const auto method : {LandmarkMethod::uniform, LandmarkMethod::kmeanspp}) {
     Krr::Params p = rbf(0.5, 0.1);
+    p.fit_intercept = intercept;
     const Krr exact_model = Krr(p).fit(train.X, train.y);
     const arma::mat exact = exact_model.predict(test.X);
     p.nystrom = n;
@@ -124,11 +194,12 @@ TEST_CASE("krr: Nyström with M = n landmarks equals the exact solution") {
     const arma::mat K = Kernel(p.kernel, train.X.n_cols).gram(train.X, train.X);
     const arma::vec s = arma::eig_sym(K);
     const double eps = std::numeric_limits<double>::epsilon();
-    const double bound = (ny.jitter() + double(n) * eps * s.max()) * arma::norm(exact_model.coef()) / std::sqrt(s.min());
+    const double bound = (intercept ? 2 : 1) * (ny.jitter() + double(n) * eps * s.max()) *
+                         arma::norm(exact_model.coef()) / std::sqrt(s.min());
     const double diff = arma::abs(ny.predict(test.X) - exact).max();
     CHECK(diff <= bound);
-    MESSAGE(name_of(method) << ": max difference " << diff << ", bound " << bound << " (jitter "
-                                         << ny.jitter() << ", s_min " << s.min() << ")");
+    MESSAGE(name_of(method) << std::string(intercept ? " with intercept" : "") << ": max difference " << diff << ", bound "
+                            << bound << " (jitter " << ny.jitter() << ", s_min " << s.min() << ")");
   }
 }
 
@@ -186,16 +257,19 @@ TEST_CASE("krr: lambda = 0 with duplicate rows falls back to least squares, neve
 
 TEST_CASE("krr: save and load give identical predictions; errors") {
   const Split train = read_split("train"), test = read_split("test");
-  for (const std::size_t m : {std::size_t(0), std::size_t(20)}) {
+  for (const std::size_t m : {std::size_t(0), std::size_t(20)})
+  for (const bool intercept : {false, true}) {
     Krr::Params p = rbf(0, 0.5);
     p.standardize = true;
     p.nystrom = m;
+    p.fit_intercept = intercept;
     Krr k(p);
     k.fit(train.X, train.y);
     io::ModelWriter w(Krr::kind);
     k.save(w);
     const Krr back = Krr::load(io::ModelReader::parse(w.bytes(), "test"));
     CHECK(arma::approx_equal(back.predict(test.X), k.predict(test.X), "absdiff", 0.0));
+    CHECK(back.params().fit_intercept == intercept);
     CHECK(back.kernel().gamma() == doctest::Approx(1.0 / 3));
   }
   Krr::Params p = rbf(0.5, 0.1);

@@ -111,11 +111,13 @@ TEST_CASE("krr path = Krr::fit for every lambda; not positive definite -> left t
   const arma::mat Y = arma::sin(X.col(0)) + X.col(1) % X.col(2);
   const std::vector<double> lambdas = {1e-3, 0.1, 10};
   for (mlt::KernelType type : {mlt::KernelType::rbf, mlt::KernelType::poly, mlt::KernelType::laplacian}) {
-    for (bool standardize : {false, true}) {
+    for (bool standardize : {false, true})
+    for (bool intercept : {false, true}) {
       mlt::KrrParams p;
       p.kernel.type = type;
       p.kernel.degree = 2;
       p.standardize = standardize;
+      p.fit_intercept = intercept;
       const auto path = mlt::krr_path_predict(p, lambdas, X, Y, T);
       REQUIRE(path.size() == lambdas.size());
       for (std::size_t i = 0; i < lambdas.size(); ++i) {
@@ -208,11 +210,14 @@ TEST_CASE("krr leave-one-out closed form = n fits on n - 1 rows (rbf, linear, po
   const arma::mat X = random_mat(25, 3, 31);
   const arma::mat Y = arma::join_rows(arma::sin(X.col(0)) + X.col(1) % X.col(2), X.col(2));
   const std::vector<double> lambdas = {1e-2, 1, 100};
-  for (mlt::KernelType type : {mlt::KernelType::rbf, mlt::KernelType::linear, mlt::KernelType::poly}) {
+  for (mlt::KernelType type : {mlt::KernelType::rbf, mlt::KernelType::linear, mlt::KernelType::poly})
+  for (bool intercept : {false, true}) {
     CAPTURE(static_cast<int>(type));
+    CAPTURE(intercept);
     mlt::KrrParams p;
     p.kernel.type = type;
     p.kernel.degree = 2;
+    p.fit_intercept = intercept;
     const auto loo = mlt::krr_loo_predict(p, lambdas, X, Y);
     REQUIRE(loo.size() == lambdas.size());
     for (std::size_t l = 0; l < lambdas.size(); ++l) {
