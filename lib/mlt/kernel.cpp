@@ -57,6 +57,9 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
   if (params.type == KernelType::poly &&
       !(params.degree >= 0 && std::isfinite(params.degree) && params.degree == std::floor(params.degree)))
     throw UsageError("`degree` must be a whole number >= 0");
+  if (params.normalize && params.type != KernelType::linear && params.type != KernelType::poly)
+    throw UsageError("`normalize` applies to the linear and poly kernels only (" + name_of(params.type) +
+                     (params.type == KernelType::sigmoid ? " has no positive k(x, x))" : " has k(x, x) = 1 already)"));
   if (params_.sigma > 0) {
     gamma_ = params.type == KernelType::rbf ? 1.0 / (2 * params_.sigma * params_.sigma) : 1.0 / params_.sigma;
   } else if (params.gamma > 0) {
@@ -70,6 +73,36 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
 
 arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
   if (A.n_cols != B.n_cols) throw Error("internal: kernel of different widths", kExitSoftware);
+  arma::mat K = raw_gram(A, B);
+  if (params_.normalize) {
+    const arma::vec ra = inverse_root_diagonal(A), rb = inverse_root_diagonal(B);
+    // k · (r_i r_j): the product r_i r_j commutes, so gram(A, A) stays exactly symmetric.
+    for (arma::uword j = 0; j < K.n_cols; ++j)
+      for (arma::uword i = 0; i < K.n_rows; ++i) K(i, j) *= ra[i] * rb[j];
+  }
+  return K;
+}
+
+arma::vec Kernel::diagonal(const arma::mat& A) const {
+  arma::vec d = raw_diagonal(A);
+  if (params_.normalize) {
+    const arma::vec r = inverse_root_diagonal(A);
+    for (arma::uword i = 0; i < d.n_elem; ++i) d[i] *= r[i] * r[i];  // gram's diagonal, bit for bit
+  }
+  return d;
+}
+
+arma::vec Kernel::inverse_root_diagonal(const arma::mat& A) const {
+  const arma::vec d = raw_diagonal(A);
+  for (arma::uword i = 0; i < d.n_elem; ++i)
+    if (!(d[i] > 0) || !std::isfinite(d[i]))
+      throw DataError("the normalized " + name_of(params_.type) + " kernel needs k(x, x) > 0, and a row has k(x, x) = " +
+                      std::to_string(d[i]) + (params_.type == KernelType::linear ? " (an all-zero row)" : "") +
+                      ": k(x, x') / sqrt(k(x, x) k(x', x')) is undefined there");
+  return 1.0 / arma::sqrt(d);
+}
+
+arma::mat Kernel::raw_gram(const arma::mat& A, const arma::mat& B) const {
   switch (params_.type) {
     case KernelType::linear:
       return rowwise::inner_products(A, B);
@@ -87,7 +120,7 @@ arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
   return {};
 }
 
-arma::vec Kernel::diagonal(const arma::mat& A) const {
+arma::vec Kernel::raw_diagonal(const arma::mat& A) const {
   const arma::vec sq = rowwise::squared_norms(A);
   switch (params_.type) {
     case KernelType::linear: return sq;
@@ -106,6 +139,7 @@ void Kernel::save(io::ModelWriter& out) const {
                             {"sigma", params_.sigma},
                             {"degree", params_.degree},
                             {"coef0", params_.coef0}};
+  if (params_.normalize) out.header()["kernel"]["normalize"] = true;  // absent: not normalized, as before
 }
 
 Kernel Kernel::load(const io::ModelReader& in) {
@@ -119,6 +153,7 @@ Kernel Kernel::load(const io::ModelReader& in) {
   p.sigma = in.get<double>("/kernel/sigma");
   p.degree = in.get<double>("/kernel/degree");
   p.coef0 = in.get<double>("/kernel/coef0");
+  p.normalize = in.get_or<bool>("/kernel/normalize", false);
   if (!(p.gamma > 0)) in.fail("kernel gamma must be > 0");
   if (!(p.sigma >= 0)) in.fail("kernel sigma must be >= 0");
   const double sigma = p.sigma;

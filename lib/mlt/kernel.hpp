@@ -7,6 +7,12 @@
 //   laplacian    exp(-gamma ||x - x'||₁)          (scikit-learn's laplacian_kernel)
 //   exponential  exp(-||x - x'||₂ / sigma)        (the notes' "Laplacian" kernel)
 //   sigmoid      tanh(gamma <x, x'> + coef0)
+// and, with `normalize` (linear and poly; the others have k(x, x) = 1 already, or no
+// positive k(x, x)), the normalized kernel of the notes
+//   k(x, x') / sqrt(k(x, x) k(x', x'))
+// (for linear, the cosine similarity): every point on the feature space's unit
+// sphere, so no feature vector dominates by its length. A row with k(x, x) <= 0 (a
+// zero row under the linear kernel) has no normalized kernel: DataError.
 // Gram blocks are computed from row-wise inner products and squared norms
 // (mlt/core/rowwise.hpp): k(a_i, b_j) is the same bits whatever else is in A or B,
 // so kernel predictions do not depend on how rows are batched. The l1 distance is a
@@ -30,6 +36,7 @@ struct KernelParams {
   double sigma = 0;    // > 0 overrides gamma: rbf gamma = 1/(2 sigma²); exponential's scale
   double degree = 3;   // poly
   double coef0 = 1;    // poly, sigmoid (scikit-learn's KernelRidge default is 1)
+  bool normalize = false;  // k(x, x') / sqrt(k(x, x) k(x', x')): linear and poly
 };
 
 inline constexpr NameTable<KernelType, 8> kKernelNames{
@@ -52,7 +59,8 @@ class Kernel {
   Kernel(const KernelParams& params, std::size_t n_features);
 
   // K(i, j) = k(A.row(i), B.row(j)); A: m x p, B: n x p -> m x n. Entry (i, j)
-  // depends only on rows i and j (exactly symmetric when A is B).
+  // depends only on rows i and j (exactly symmetric when A is B). Normalized: DataError
+  // for a row with k(x, x) <= 0.
   arma::mat gram(const arma::mat& A, const arma::mat& B) const;
   // Diagonal of gram(A, A), without the off-diagonal work.
   arma::vec diagonal(const arma::mat& A) const;
@@ -65,13 +73,17 @@ class Kernel {
   static Kernel load(const io::ModelReader& in);
 
  private:
+  arma::mat raw_gram(const arma::mat& A, const arma::mat& B) const;  // not normalized
+  arma::vec raw_diagonal(const arma::mat& A) const;
+  arma::vec inverse_root_diagonal(const arma::mat& A) const;  // 1 / sqrt(k(x, x)), checked
+
   KernelParams params_;
   double gamma_ = 1;  // resolved
 };
 
 // The kernel's parameters as an estimator declares them (core/params.hpp), after its
-// own `kernel` choice: gamma, sigma, degree, coef0, each applying where the kernel uses
-// it. `of(p)` gives the estimator's KernelParams, or null while it has no kernel
+// own `kernel` choice: gamma, sigma, degree, coef0 and normalize, each applying where
+// the kernel uses it. `of(p)` gives the estimator's KernelParams, or null while it has no kernel
 // (knn and logreg without --kernel: then none of them applies).
 template <class P>
 std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelParams* (*of_const)(const P&)) {
@@ -117,6 +129,25 @@ std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelPa
                      "to the poly kernel only"));
   t.push_back(number("coef0", &KernelParams::coef0, "Constant of the poly and sigmoid kernels", Bounds::any(),
                      {K::poly, K::sigmoid}, "to the poly and sigmoid kernels only"));
+  Param<P> normalize;
+  normalize.name = "normalize";
+  normalize.flag = flag_for("normalize");
+  normalize.type = ParamType::flag;
+  normalize.help = "Normalize the kernel: k(x,x') / sqrt(k(x,x) k(x',x')) (linear: the cosine similarity)";
+  normalize.needs = "kernel";
+  normalize.set = [of](P& p, const ParamValue&) {
+    if (KernelParams* k = of(p)) k->normalize = true;
+  };
+  normalize.json = [of_const](const P& p) {
+    const KernelParams* k = of_const(p);
+    return nlohmann::json(k && k->normalize);
+  };
+  normalize.applies = [of_const](const P& p) {
+    const KernelParams* k = of_const(p);
+    return k && (k->type == K::linear || k->type == K::poly);
+  };
+  normalize.applies_when = "to the linear and poly kernels only (the others have k(x,x) = 1 or, sigmoid, no positive k(x,x))";
+  t.push_back(std::move(normalize));
   return t;
 }
 

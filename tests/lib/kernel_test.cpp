@@ -1,10 +1,14 @@
 // The kernels against their formulas written out (kernel.hpp), on points chosen so the
-// exact values are known.
+// exact values are known; the normalized kernels against scikit-learn (fixtures).
 #include "mlt/kernel.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
+
+#include "mlt/core/error.hpp"
+#include "mlt/io/model_file.hpp"
 
 namespace {
 
@@ -48,4 +52,78 @@ TEST_CASE("kernel: the exponential kernel of nearly identical points is accurate
   const double k = make(mlt::KernelType::exponential, 1).gram(A, B)(0, 0);
   CHECK(std::abs(k - std::exp(-d)) <= 1e-15);
   CHECK(std::abs(k - std::exp(-1e-6)) <= 2e-13);
+}
+
+namespace {
+
+arma::mat fixture(const std::string& name) {
+  arma::mat M;
+  REQUIRE(M.load(std::string(MLT_SOURCE_DIR) + "/tests/fixtures/kernel_normalize/" + name + ".csv", arma::csv_ascii));
+  return M;
+}
+
+mlt::Kernel normalized(mlt::KernelType type, double gamma = 0.5) {
+  mlt::KernelParams p;
+  p.type = type;
+  p.gamma = gamma;
+  p.degree = 3;
+  p.coef0 = 1;
+  p.normalize = true;
+  return mlt::Kernel(p, 4);
+}
+
+}  // namespace
+
+TEST_CASE("kernel: the normalized kernel on two points") {
+  // a·b = 3, ‖a‖² = 5, ‖b‖² = 26: linear 3/sqrt(130); poly (γ = 0.5, d = 2, c = 1):
+  // 2.5² / sqrt(3.5² · 14²) = 6.25 / 49. A few roundings each: 4 ulp of slack.
+  const arma::mat A = {{1.0, 2.0}};
+  const arma::mat B = {{5.0, -1.0}};
+  const auto close = [](double got, double want) { return std::abs(got - want) <= 8e-16 * std::abs(want); };
+  mlt::KernelParams p;
+  p.type = mlt::KernelType::linear;
+  p.normalize = true;
+  CHECK(close(mlt::Kernel(p, 2).gram(A, B)(0, 0), 3 / std::sqrt(130.0)));
+  p.type = mlt::KernelType::poly;
+  p.gamma = 0.5;
+  p.degree = 2;
+  CHECK(close(mlt::Kernel(p, 2).gram(A, B)(0, 0), 6.25 / 49));
+}
+
+TEST_CASE("kernel: normalized linear and poly equal scikit-learn's (cosine_similarity; pairwise_kernels normalized)") {
+  // tests/fixtures/kernel_normalize (scripts/fixtures/kernel_normalize.py). Entries are
+  // at most 1 in magnitude; an inner product of p = 4 terms carries an error of a few
+  // ε ‖a‖‖b‖, i.e. a few ε after normalization, the cube of poly three times that:
+  // 1e-14 absolute covers both with room.
+  const arma::mat A = fixture("a"), B = fixture("b");
+  const arma::mat cosine = normalized(mlt::KernelType::linear).gram(A, B);
+  CHECK(arma::abs(cosine - fixture("cosine")).max() <= 1e-14);
+  const arma::mat poly = normalized(mlt::KernelType::poly).gram(A, B);
+  CHECK(arma::abs(poly - fixture("poly")).max() <= 1e-14);
+}
+
+TEST_CASE("kernel: the normalized Gram matrix is exactly symmetric with diagonal() as its diagonal") {
+  const arma::mat A = fixture("a");
+  for (const auto type : {mlt::KernelType::linear, mlt::KernelType::poly}) {
+    const mlt::Kernel k = normalized(type);
+    const arma::mat G = k.gram(A, A);
+    CHECK(arma::approx_equal(G, G.t(), "absdiff", 0.0));
+    CHECK(arma::approx_equal(G.diag(), k.diagonal(A), "absdiff", 0.0));
+    CHECK(arma::abs(G.diag() - 1).max() <= 1e-15);  // k · (1/sqrt(k))²: four roundings, ~4.4e-16
+  }
+}
+
+TEST_CASE("kernel: normalize refuses a zero row, the other kernels, and survives save/load") {
+  const arma::mat Z = {{1.0, 2.0, 0.0, 1.0}, {0.0, 0.0, 0.0, 0.0}};
+  CHECK_THROWS_AS(normalized(mlt::KernelType::linear).gram(Z, Z), mlt::DataError);
+  CHECK_THROWS_AS(normalized(mlt::KernelType::linear).diagonal(Z), mlt::DataError);
+  for (const auto type : {mlt::KernelType::rbf, mlt::KernelType::laplacian, mlt::KernelType::exponential,
+                          mlt::KernelType::sigmoid})
+    CHECK_THROWS_AS(normalized(type), mlt::UsageError);
+  mlt::io::ModelWriter w("test");
+  normalized(mlt::KernelType::poly).save(w);
+  const mlt::Kernel back = mlt::Kernel::load(mlt::io::ModelReader::parse(w.bytes(), "test"));
+  CHECK(back.params().normalize);
+  const arma::mat A = fixture("a"), B = fixture("b");
+  CHECK(arma::approx_equal(back.gram(A, B), normalized(mlt::KernelType::poly).gram(A, B), "absdiff", 0.0));
 }
