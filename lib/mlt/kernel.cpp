@@ -71,6 +71,14 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
   params_.gamma = gamma_;
 }
 
+void require_positive_semidefinite(const KernelParams& kernel, const std::string& why) {
+  const bool sigmoid = kernel.type == KernelType::sigmoid;
+  if (sigmoid || (kernel.type == KernelType::poly && kernel.coef0 < 0))
+    throw UsageError(std::string(sigmoid ? "the sigmoid kernel" : "the poly kernel with coef0 < 0") +
+                     " is not positive semi-definite, and " + why +
+                     "; use linear, poly (coef0 >= 0), rbf, laplacian or exponential");
+}
+
 arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
   if (A.n_cols != B.n_cols) throw Error("internal: kernel of different widths", kExitSoftware);
   arma::mat K = raw_gram(A, B);

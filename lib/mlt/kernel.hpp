@@ -81,6 +81,14 @@ class Kernel {
   double gamma_ = 1;  // resolved
 };
 
+// For the methods whose problem needs a positive semi-definite kernel (kernel logistic
+// regression: with an indefinite Gram matrix its penalty qᵀKq and objective are
+// unbounded below; knn's kernel distance: d² = k(x,x) + k(y,y) − 2k(x,y) can be
+// negative): UsageError, naming `why`, for the kernels that are not PSD on every data
+// set: sigmoid, and poly with coef0 < 0. (krr, the SVM, the perceptron and kernel PCA
+// are defined without it and say so when the data show it.)
+void require_positive_semidefinite(const KernelParams& kernel, const std::string& why);
+
 // The kernel's parameters as an estimator declares them (core/params.hpp), after its
 // own `kernel` choice: gamma, sigma, degree, coef0 and normalize, each applying where
 // the kernel uses it. `of(p)` gives the estimator's KernelParams, or null while it has no kernel

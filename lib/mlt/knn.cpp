@@ -45,6 +45,8 @@ void Knn::fit_features(const arma::mat& X) {
       throw UsageError("a kernel distance replaces the metric; give one or the other");
     if (params_.algorithm == knn::Algorithm::kdtree)
       throw UsageError("the k-d tree needs a metric; kernel distances are searched by brute force");
+    require_positive_semidefinite(*params_.kernel,
+                                  "the kernel-induced distance needs one (d^2 = k(x,x) + k(y,y) - 2k(x,y) can be negative)");
     kernel_ = Kernel(*params_.kernel, X.n_cols);
   }
   scaler_ = Standardizer();
@@ -117,7 +119,7 @@ Knn::Neighbors Knn::kernel_search(const arma::mat& Z, std::size_t k) const {
       for (arma::uword j = 0; j < G.n_cols; ++j)
         for (arma::uword i = 0; i < G.n_rows; ++i) {
           const double d2 = kq[q0 + i] + kernel_diag_[r0 + j] - 2 * G(i, j);
-          // Rounding (or a kernel that is not positive definite) can leave d² < 0.
+          // Rounding can leave d² < 0 for (near-)identical points (the kernel is PSD: fit checks).
           tops[i].offer(d2 > 0 ? d2 : 0.0, r0 + j);
         }
     }
@@ -239,7 +241,7 @@ const ParamTable<KnnParams>& KnnParams::table() {
     // Giving a kernel measures distances in its feature space.
     Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; },
                                 "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of the metric: "
-                                "linear, poly, rbf, laplacian, exponential or sigmoid (brute-force search)");
+                                "linear, poly, rbf, laplacian or exponential (brute-force search)");
     kernel.set = [](P& p, const ParamValue& v) {
       if (!p.kernel) p.kernel = KernelParams{};
       p.kernel->type = parse_name<KernelType>(v.text);

@@ -251,6 +251,8 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
   const arma::mat& Xw = p.standardize ? Xs : X;
   arma::mat gram;
   if (p.kernelized) {
+    require_positive_semidefinite(p.kernel, "kernel logistic regression needs one (with an indefinite Gram matrix "
+                                            "the penalty q'Kq, and the objective, are unbounded below)");
     kernel_ = Kernel(p.kernel, X.n_cols);
     train_ = Xw;
     gram = kernel_.gram(train_, train_);
@@ -444,7 +446,7 @@ const ParamTable<LogRegParams>& LogRegParams::table() {
                         Bounds::at_least(0)));
     // Giving a kernel makes the model kernel logistic regression.
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Kernel logistic regression: rbf, poly, laplacian, sigmoid, linear or exponential (default: the "
+             "Kernel logistic regression: rbf, poly, laplacian, linear or exponential (default: the "
              "linear model in the features)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));

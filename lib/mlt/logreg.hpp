@@ -58,8 +58,9 @@ struct LogRegParams {
   //  - ovr: each binary problem's σ(s_k) is within tol; the normalized probability
   //    σ_k / Σ_j σ_j then moves by at most (K - 1) tol / Σ_j σ_j, to first order.
   //  - Kernel models are outside the guarantee: in the dual coefficients q the problem
-  //    is ill conditioned (the Gram matrix's small eigenvalues), and not even convex for
-  //    an indefinite kernel (sigmoid). To first order near the optimum, with D the
+  //    is ill conditioned (the Gram matrix's small eigenvalues; fit refuses the kernels
+  //    that are not positive semi-definite, where it would not even be bounded below:
+  //    sigmoid, poly with coef0 < 0). To first order near the optimum, with D the
   //    Hessian weights c_i p_i(1 - p_i), the scores move by Δs = (KD + λI)⁻¹ ∇f, so
   //    ‖D^½ Δs‖ <= ‖D^½ ∇f‖ / λ and |Δp_i| <= sqrt(max c / min c) ‖∇f‖ / (L λ): the same
   //    test with R = sqrt(max c / min c) (the intercept left aside; with it, iris rbf at

@@ -33,8 +33,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <sstream>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
@@ -216,6 +219,18 @@ void Pca::fit_kernel(const arma::mat& X) {
   if (!(top > 0))
     throw DataError("kernel PCA: the centred kernel matrix has no positive eigenvalue (all " + std::to_string(n) +
                     " rows are the same point in the kernel's feature space)");
+  // A PSD kernel's centred spectrum is >= 0 up to the eigensolver's rounding,
+  // O(n ε λ_max); well below that the kernel is indefinite on these data (sigmoid,
+  // poly with coef0 < 0): kernel PCA is still defined on the positive part, but the
+  // user should know what is left out.
+  if (lambda[n - 1] < -10.0 * static_cast<double>(n) * std::numeric_limits<double>::epsilon() * top) {
+    std::ostringstream m;
+    m << "kernel PCA: the " << name_of(kernel_.params().type)
+      << " kernel is not positive semi-definite on these data: the centred kernel matrix has negative eigenvalues "
+         "(down to "
+      << lambda[n - 1] << ", the largest is " << top << "); their directions carry no variance and are left out";
+    warn(m.str());
+  }
   arma::uword usable = 0;
   while (usable < n && lambda[usable] > kEigenTol * top) ++usable;
   // The ratios are of the positive spectrum: an indefinite kernel's negative

@@ -83,4 +83,10 @@ expect_error 2 "solver applies to linear PCA only" "--solver with a kernel" \
 expect_error 65 "only 4 eigenvalues of the centred kernel matrix are positive" "more components than the rank" \
   "$MLT" pca fit "$DATA/iris.csv" --ignore species --kernel linear -k 5 -o x.pca
 check "nothing written on refusal" test ! -e x.pca
+# An indefinite kernel: kernel PCA is defined on the positive spectrum, with a warning.
+run "$MLT" pca fit "$DATA/iris.csv" --ignore species --kernel sigmoid -k 2 -o sig.pca
+check "sigmoid kernel PCA fits (stderr: $err)" test "$rc" -eq 0
+check "and warns that the centred kernel matrix is indefinite" grep -q "not positive semi-definite on these data" <<<"$err"
+run "$MLT" pca fit "$DATA/iris.csv" --ignore species --kernel rbf -k 2 -o rbf.pca
+check "no such warning for rbf" test "$(grep -c "not positive semi-definite" <<<"$err")" -eq 0
 finish

@@ -123,4 +123,8 @@ expect_error 65 "labels look continuous" "continuous target given to the classif
 expect_error 65 "model is|expected knn|kind" "a model of another kind" "$MLT" knn predict <("$MLT" pca fit "$DATA/iris.csv" --ignore species -o - 2>/dev/null) "$DATA/iris.csv"
 printf 'a,b,species\n1,2,setosa\n' > narrow.csv
 expect_error 65 "sepal_length" "missing feature column" "$MLT" knn predict iris.knn narrow.csv
+# The kernel distance needs a positive semi-definite kernel: sigmoid is refused.
+expect_error 2 "sigmoid kernel is not positive semi-definite.*distance" "knn --kernel sigmoid refused" \
+  "$MLT" knn fit "$DATA/iris.csv" --kernel sigmoid -o sig.knn
+check "no model" test ! -e sig.knn
 finish

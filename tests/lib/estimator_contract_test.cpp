@@ -321,9 +321,12 @@ TEST_CASE("rows are independent for every kernel and variant, exactly") {
     lp.kernelized = true;
     lp.kernel.degree = 2;
     mlt::LogReg lr(lp);
-    if (type != mlt::KernelType::sigmoid) {
+    const bool psd = type != mlt::KernelType::sigmoid;  // logreg and knn refuse the others
+    if (psd) {
       lr.fit(X, class_target(X), 3);
       check_rows_independent([&](const arma::mat& A) { return lr.predict_proba(A); }, T);
+    } else {
+      CHECK_THROWS_AS(lr.fit(X, class_target(X), 3), mlt::UsageError);
     }
     mlt::PerceptronParams pp;
     pp.kernelized = true;
@@ -343,6 +346,10 @@ TEST_CASE("rows are independent for every kernel and variant, exactly") {
     kp.kernel->type = type;
     kp.kernel->degree = 2;
     mlt::Knn knn(kp);
+    if (!psd) {
+      CHECK_THROWS_AS(knn.fit(X, class_target(X), 3), mlt::UsageError);
+      continue;
+    }
     knn.fit(X, class_target(X), 3);
     check_rows_independent([&](const arma::mat& A) { return knn.predict_proba(A); }, T);
   }
