@@ -55,7 +55,9 @@ void setup_svm(CLI::App& app) {
       "  mlt info iris.svm                          # iterations, objective, duality gap\n"
       "  mlt svm cv data/wine.csv --standardize --lambda 1e-3:10:5 --loss hinge,squared_hinge\n"
       "  mlt svm fit data/iris.csv --target species --standardize --kernel rbf --gamma 0.5 -o iris-rbf.svm\n"
-      "  mlt svm cv data/iris.csv --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1");
+      "  mlt svm cv data/iris.csv --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1\n"
+      "  mlt svm fit data/iris.csv --target species --standardize --kernel rbf --probability -o p.svm\n"
+      "  mlt svm predict p.svm data/iris.csv --proba   # Platt's probabilities, one column per class");
   add_fit_verb<Svm>(cmd, CvTask::classification, "Train an SVM (linear, or kernel with --kernel) on DATA and save it as a model",
                     {.summary = summary});
   add_classifier_verbs<Svm>(cmd, {.decision = true});
