@@ -66,7 +66,31 @@ SvmFitInfo info_from(const io::ModelReader& in, const std::string& at) {
 
 }  // namespace
 
-Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
+Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) { return fit_impl(X, y, n_classes, nullptr); }
+
+void Svm::fit_lambda_path(const Params& base, const std::vector<double>& lambdas, const arma::mat& X, const Labels& y,
+                          std::size_t n_classes, const std::function<void(std::size_t, const Svm&)>& visit) {
+  arma::mat G;
+  const double n = double(X.n_rows);
+  // The Gram matrix only where it fits the cache's budget and the data are valid (fit
+  // reports invalid data itself).
+  if (base.kernelized && lambdas.size() > 1 && X.n_rows > 0 && X.n_cols > 0 && base.cache_mb >= 1 &&
+      n * n * sizeof(double) <= double(base.cache_mb) * 1048576.0 && X.is_finite()) {
+    arma::mat Xs;
+    if (base.standardize) Xs = Standardizer().fit(X).transform(X);
+    const arma::mat& Xw = base.standardize ? Xs : X;
+    G = Kernel(base.kernel, Xw.n_cols).gram(Xw, Xw);
+  }
+  for (std::size_t j = 0; j < lambdas.size(); ++j) {
+    Params p = base;
+    p.lambda = lambdas[j];
+    Svm m(p);
+    m.fit_impl(X, y, n_classes, G.is_empty() ? nullptr : &G);
+    visit(j, m);
+  }
+}
+
+Svm& Svm::fit_impl(const arma::mat& X, const Labels& y, std::size_t n_classes, const arma::mat* gram) {
   const Params& p = params_;
   if (!(p.lambda > 0) || !std::isfinite(p.lambda)) throw UsageError("`lambda` must be a finite number > 0");
   if (!(p.tol > 0) || !std::isfinite(p.tol)) throw UsageError("`tol` must be a finite number > 0");
@@ -122,7 +146,7 @@ Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
   if (p.standardize) Xs = scaler_.fit(X).transform(X);
   const arma::mat& Xw = p.standardize ? Xs : X;
   if (p.kernelized) {
-    fit_kernel(Xw, y, counts);
+    fit_kernel(Xw, y, counts, gram);
     n_classes_ = K;
     if (p.probability) fit_sigmoids(X, y, counts);
     return *this;
@@ -202,7 +226,7 @@ std::vector<std::string> Svm::decision_names(const std::vector<std::string>& cla
 
 // The kernel SVM: one SMO problem per output (svm.hpp), then the union of their
 // support vectors with a column of α_i y_i per problem.
-void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts) {
+void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts, const arma::mat* gram) {
   const Params& p = params_;
   const arma::uword n = Xw.n_rows;
   const std::size_t K = counts.n_elem;
@@ -245,6 +269,13 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
       C[t] = w / p.lambda;
     }
     const arma::mat Xq = Xw.rows(rows[q]);
+    // With a shared Gram matrix: this problem's rows of it (all of it when the
+    // problem has every row).
+    arma::mat Gq;
+    const bool all_rows = m == n;
+    if (gram && !all_rows) Gq = gram->submat(rows[q], rows[q]);
+    const arma::mat* Gp = gram ? (all_rows ? gram : &Gq) : nullptr;
+    o.gram = Gp;
     const svm::SmoResult r = svm::solve_smo(kernel_, Xq, yq, C, o);
     coef[q] = r.alpha % yq;
     b[q] = r.b;
@@ -259,7 +290,9 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
       const arma::uword block = std::max<arma::uword>(1, (1u << 22) / sv.n_elem);
       for (arma::uword r0 = 0; r0 < m; r0 += block) {
         const arma::uword r1 = std::min<arma::uword>(m, r0 + block) - 1;
-        const arma::vec g = rowwise::product(kernel_.gram(Xq.rows(r0, r1), Xsv), arma::mat(a));
+        const arma::mat Kb = Gp ? arma::mat(Gp->submat(arma::regspace<arma::uvec>(r0, r1), sv))
+                                : kernel_.gram(Xq.rows(r0, r1), Xsv);
+        const arma::vec g = rowwise::product(Kb, arma::mat(a));
         for (arma::uword t = r0; t <= r1; ++t) {
           w2 += coef[q][t] * g[t - r0];
           loss += C[t] * p.lambda * std::max(0.0, 1.0 - yq[t] * (g[t - r0] + r.b));

@@ -77,6 +77,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -208,9 +209,24 @@ class Svm {
   void save(io::ModelWriter& out) const;
   static Svm load(const io::ModelReader& in);
 
+  // cv's λ path (issue #13: "the kernel cache is shared across λ values of the same
+  // kernel"): the models of `base` with each of `lambdas` on the same X and y, passed
+  // to visit(j, model) in order. With a kernel, when the n x n Gram matrix of the
+  // fitting space's rows fits in `cache_mb`, it is computed once (Kernel::gram) and
+  // every SMO solve reads its kernel columns from it (svm::SmoOptions::gram): the
+  // same bits as computed columns, so each model is exactly the one fit() gives, at
+  // one kernel evaluation per pair of rows for the whole path instead of per solve
+  // and cache miss. Memory: the Gram matrix plus each solve's own cache, at most
+  // 2 `cache_mb`. Otherwise (no kernel, or too many rows) each model is a plain fit.
+  // The inner fits of `probability` stay plain (other rows, another Standardizer).
+  static void fit_lambda_path(const Params& base, const std::vector<double>& lambdas, const arma::mat& X,
+                              const Labels& y, std::size_t n_classes,
+                              const std::function<void(std::size_t, const Svm&)>& visit);
+
  private:
+  Svm& fit_impl(const arma::mat& X, const Labels& y, std::size_t n_classes, const arma::mat* gram);
   void require_fitted() const;
-  void fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts);
+  void fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts, const arma::mat* gram);
   void fit_sigmoids(const arma::mat& X, const Labels& y, const arma::uvec& counts);
 
   Params params_;

@@ -176,6 +176,18 @@ printf 'x,y\n0,a\n1,a\n2,a\n3,b\n' > single.csv
 expect_error 65 "at least 2 training rows" "--probability with a one-row class" \
   "$MLT" svm fit single.csv --probability -o x.svm
 
+# cv's fast path with a kernel: the λ values of a split share one Gram matrix
+# (Svm::fit_lambda_path); the models are the plain path's exactly, so the report,
+# fold by fold, is the same bytes as with --no-fast-path (ovo: the pairs' parts of it;
+# ovr, a kernel grid and the log loss of --probability too).
+for flags in "--kernel rbf --gamma 0.1,1" "--kernel rbf,poly --multiclass ovr" "--kernel rbf --probability --score log_loss"; do
+  # shellcheck disable=SC2086  # flags: several words
+  "$MLT" svm cv "$DATA/iris.csv" --standardize $flags --lambda 1e-3:1:4 --per-fold --json > fast.json 2>/dev/null
+  # shellcheck disable=SC2086
+  "$MLT" svm cv "$DATA/iris.csv" --standardize $flags --lambda 1e-3:1:4 --per-fold --json --no-fast-path > plain.json 2>/dev/null
+  check "cv $flags: the shared Gram matrix gives the plain path's report" cmp -s fast.json plain.json
+done
+
 # Refusals: bad flags and values (usage, 2), one class (data, 65), nothing written.
 expect_error 2 "lambda" "lambda 0" "$MLT" svm fit "$DATA/iris.csv" --lambda 0 -o x.svm
 expect_error 2 "loss" "unknown loss" "$MLT" svm fit "$DATA/iris.csv" --loss logistic -o x.svm
