@@ -113,6 +113,8 @@ arma::vec couple_pairwise(const arma::mat& r, std::size_t* sweeps) {
   }
   arma::vec p(K, arma::fill::value(1.0 / double(K))), Qp(K);
   const std::size_t max_sweeps = std::max<std::size_t>(1000, 100 * K);
+  // Rounding of (Qp)_a and pᵀQp: K terms of entries up to K − 1, about K² ε.
+  const double tol = std::max(1e-13, 1e-15 * double(K) * double(K));
   std::size_t s = 0;
   for (; s < max_sweeps; ++s) {
     // Recomputed each sweep (not only updated) so rounding does not accumulate.
@@ -120,7 +122,7 @@ arma::vec couple_pairwise(const arma::mat& r, std::size_t* sweeps) {
     double pQp = arma::dot(p, Qp);
     double max_error = 0;
     for (arma::uword t = 0; t < K; ++t) max_error = std::max(max_error, std::abs(Qp[t] - pQp));
-    if (max_error < 1e-13) break;
+    if (max_error < tol) break;
     for (arma::uword t = 0; t < K; ++t) {
       const double diff = (-Qp[t] + pQp) / Q(t, t);
       p[t] += diff;

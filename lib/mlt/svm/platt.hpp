@@ -29,9 +29,9 @@
 //
 // i.e. min pᵀQp with Q_aa = Σ_{b≠a} r_ba², Q_ab = −r_ba r_ab. Its solution is
 // nonnegative (their Theorem 2). LIBSVM's fixed-point iteration, which keeps Σ p = 1
-// at every step; LIBSVM stops when max_a |(Qp)_a − pᵀQp| < 0.005/K, here at 1e-13
-// (rounding level for entries of Q at most K − 1), with at most max(1000, 100 K)
-// sweeps. Cost: O(K²) per sweep.
+// at every step; LIBSVM stops when max_a |(Qp)_a − pᵀQp| < 0.005/K, here at
+// max(1e-13, 1e-15 K²) (the rounding level of those sums, whose entries are at most
+// K − 1), with at most max(1000, 100 K) sweeps. Cost: O(K²) per sweep.
 #pragma once
 
 #include <cstddef>

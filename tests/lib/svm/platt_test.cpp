@@ -12,9 +12,11 @@
 //    the gradient; the fixture's "sklearn_tol" bounds its distance from the optimum
 //    through the Hessian (see the script), and mlt must be within it of sklearn's.
 //  - Coupling: the fixture solves the KKT system directly; mlt iterates (LIBSVM's
-//    method) until every |(Qp)_a − pᵀQp| < 1e-13. With p on the simplex and Q positive
-//    definite on its tangent space, that residual moves p by at most about
-//    1e-13 / λ₂(Q) (λ₂ >= 0.01 on these r), so 1e-9 is a safe bound.
+//    method) until every |(Qp)_a − pᵀQp| < max(1e-13, 1e-15 K²) = 1e-13 for these
+//    K <= 8. That residual is the gradient of pᵀQp/2 on the simplex's tangent space,
+//    where Q is positive definite, so p is within about √K 1e-13 / λ_min of the
+//    optimum, λ_min the smallest eigenvalue of Q there (0.33 to 1.4 on these r,
+//    computed with NumPy when the fixture was made): below 1e-12, so 1e-9 is safe.
 //  - Rows of predict_proba sum to 1 up to the rounding of p / Σp summed again: at most
 //    K ulps of 1 (K roundings of at most half an ulp each, plus the division's).
 #include "mlt/svm/platt.hpp"
@@ -234,4 +236,46 @@ TEST_CASE("svm probability: every class needs two rows; a model without it refus
   mlt::Svm m(p);
   m.fit(X, y);  // two rows of class 1: folds of at most one each
   check_rows(m.predict_proba(X), 2);
+}
+
+TEST_CASE("svm platt: equal decision values give the targets' mean, without NaN") {
+  // All f equal: the objective depends on A c + B only; its minimum puts every
+  // probability at the mean target, Σt / n (closed form), and Newton's step has no
+  // component along the flat direction (the gradient is orthogonal to it; the Hessian
+  // is kept definite by LIBSVM's 1e-12 I).
+  for (const double c : {0.0, 0.5, -3.0}) {
+    CAPTURE(c);
+    const arma::vec f(7, arma::fill::value(c));
+    const std::vector<char> positive = {1, 0, 0, 1, 0, 0, 0};
+    const double mean_t = (2 * (3.0 / 4.0) + 5 * (1.0 / 7.0)) / 7;
+    const mlt::svm::PlattSigmoid s = mlt::svm::fit_sigmoid(f, positive);
+    CHECK(s.converged);
+    CHECK(std::isfinite(s.a));
+    CHECK(std::isfinite(s.b));
+    CHECK(mlt::svm::sigmoid_predict(c, s.a, s.b) == doctest::Approx(mean_t).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("svm probability: a model saved before probabilities (no `probability` key) loads without them") {
+  const Data d = read_svm_data("iris");
+  mlt::SvmParams p;
+  p.standardize = true;
+  mlt::Svm m(p);
+  m.fit(d.X, d.y);
+  mlt::io::ModelWriter w(mlt::Svm::kind);
+  m.save(w);
+  REQUIRE(w.header()["params"].contains("probability"));
+  w.header()["params"].erase("probability");
+  const mlt::Svm old = mlt::Svm::load(mlt::io::ModelReader::parse(w.bytes(), "old"));
+  CHECK_FALSE(old.has_probability());
+  CHECK(arma::approx_equal(old.decision_function(d.X), m.decision_function(d.X), "absdiff", 0.0));
+  // A probability model whose sigmoid is missing is a bad model file.
+  mlt::SvmParams q = p;
+  q.probability = true;
+  mlt::Svm mp(q);
+  mp.fit(d.X, d.y);
+  mlt::io::ModelWriter w2(mlt::Svm::kind);
+  mp.save(w2);
+  w2.header()["fitted"]["per_output"][1].erase("sigmoid_b");
+  CHECK_THROWS_AS(mlt::Svm::load(mlt::io::ModelReader::parse(w2.bytes(), "bad")), mlt::ModelError);
 }
