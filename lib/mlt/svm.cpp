@@ -365,7 +365,8 @@ void Svm::fit_sigmoids(const arma::mat& X, const Labels& y, const arma::uvec& co
   for (std::size_t s = 0; s < folds.n_splits(); ++s) {
     const cv::Split split = folds.split(s);
     const arma::uvec train = split.train();
-    // Every class keeps a training row: each has two or more, at most one per fold.
+    // Every class keeps training rows: it has n_c >= 2, and a fold holds at most
+    // ceil(n_c / 5) < n_c of them.
     Svm m(inner);
     m.fit(X.rows(train), y.elem(train), K);
     F.rows(split.test) = m.decision_function(X.rows(split.test));
