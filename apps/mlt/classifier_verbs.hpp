@@ -3,7 +3,8 @@
 // predict_proba(X) -> n x K when it has one): predict writes the class label in a
 // column named after the target, with --proba one probability column per class
 // named after it; score prints the registry's classification metrics (log_loss when
-// E has probabilities) and the confusion matrix. A command that asks for it
+// E has probabilities: for OptionalProbabilities, when the model was fitted with them)
+// and the confusion matrix. A command that asks for it
 // (ClassifierVerbs::decision) and whose E has decision_function(X) -> m x n_outputs
 // also gets predict --decision: one column of decision values for two classes
 // (decision_CLASS, the second class's score), one per class beyond.
@@ -78,6 +79,9 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
     Names columns;
     if constexpr (ProbabilisticClassifier<E>)
       if (opt.proba) {
+        if (!has_probabilities(model))
+          throw UsageError(std::string("--proba needs a model fitted with --probability: refit it with mlt ") + E::kind +
+                           " fit ... --probability");
         P = model.predict_proba(data.X);
         columns = schema.classes;
       }
@@ -110,6 +114,10 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
     const Labels y = class_truth(data, schema);
     const Labels prediction = model.predict(data.X);
     if constexpr (ProbabilisticClassifier<E>) {
+      if (!has_probabilities(model)) {
+        print_classification_scores(y, prediction, nullptr, schema.classes, opt.json);
+        return;
+      }
       const arma::mat P = model.predict_proba(data.X);
       print_classification_scores(y, prediction, &P, schema.classes, opt.json);
     } else {

@@ -43,6 +43,39 @@ std::string summary(const Svm& m, const FitData& d) {
   return out;
 }
 
+// cv's fast path for the kernel SVM: the points of the grid that differ only in λ
+// share one Gram matrix per split (Svm::fit_lambda_path), so the kernel is evaluated
+// once per pair of training rows for all of them. Each model is exactly the plain
+// path's (the same kernel bits, the same SMO steps), so the report is the same to the
+// last bit (tests/apps/svm_test.sh compares with --no-fast-path). Without a kernel, or
+// when the Gram matrix would not fit in --cache-mb, fit_lambda_path fits each λ plainly.
+std::optional<FastPath> svm_gram_path(const FastPathInput<Svm, Labels>& in) {
+  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
+  if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
+  if (!in.base.kernelized && !axis_index(in.grid, "kernel")) return std::nullopt;
+  const std::size_t a = *axis;
+  FastPath fast;
+  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &y = in.y, metric = in.metric,
+                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
+    Svm::Params params = base;
+    apply(params, grid.point(points.at(0)));  // what the group shares
+    std::vector<double> lambdas;
+    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
+    const arma::uvec train = split.train();
+    const arma::mat X_test = X.rows(split.test);
+    const Labels y_test = y.elem(split.test);
+    std::vector<double> out(points.size());
+    Svm::fit_lambda_path(params, lambdas, X.rows(train), y.elem(train), 0, [&](std::size_t j, const Svm& e) {
+      arma::mat proba;
+      if (metric == "log_loss") proba = e.predict_proba(X_test);
+      out[j] = metrics::classification_score(metric, y_test, e.predict(X_test), &proba);
+    });
+    return out;
+  };
+  return fast;
+}
+
 }  // namespace
 
 void setup_svm(CLI::App& app) {
@@ -55,13 +88,16 @@ void setup_svm(CLI::App& app) {
       "  mlt info iris.svm                          # iterations, objective, duality gap\n"
       "  mlt svm cv data/wine.csv --standardize --lambda 1e-3:10:5 --loss hinge,squared_hinge\n"
       "  mlt svm fit data/iris.csv --target species --standardize --kernel rbf --gamma 0.5 -o iris-rbf.svm\n"
-      "  mlt svm cv data/iris.csv --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1");
+      "  mlt svm cv data/iris.csv --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1\n"
+      "  mlt svm fit data/iris.csv --target species --standardize --kernel rbf --probability -o p.svm\n"
+      "  mlt svm predict p.svm data/iris.csv --proba   # Platt's probabilities, one column per class");
   add_fit_verb<Svm>(cmd, CvTask::classification, "Train an SVM (linear, or kernel with --kernel) on DATA and save it as a model",
                     {.summary = summary});
   add_classifier_verbs<Svm>(cmd, {.decision = true});
   add_cv_command<Svm>(cmd, CvTask::classification, "Cross-validate the SVM over grids of its parameters")
       .declared_params()
-      .metrics(classification_metrics<Svm>(), "accuracy");
+      .metrics(classification_metrics<Svm>(), "accuracy")
+      .fast_path<Labels>(svm_gram_path);
 }
 
 }  // namespace mlt::app

@@ -145,6 +145,22 @@ MetricList<Estimator, arma::mat> regression_metrics() {
 }
 
 
+// A classifier whose probabilities are optional, chosen at fit time (the SVM's
+// `probability`): predict --proba refuses a model without them, and score leaves out
+// the log loss.
+template <typename E>
+concept OptionalProbabilities = ProbabilisticClassifier<E> && requires(const E& c) {
+  { c.has_probability() } -> std::same_as<bool>;
+};
+
+template <typename E>
+bool has_probabilities(const E& model) {
+  if constexpr (OptionalProbabilities<E>)
+    return model.has_probability();
+  else
+    return ProbabilisticClassifier<E>;
+}
+
 // The registry's classification metrics: accuracy, balanced_accuracy, f1_macro of
 // predict(X) (class indices), and log_loss of predict_proba(X) when the estimator has it.
 template <class Estimator>
@@ -580,13 +596,15 @@ class CvCommand {
       if (!predict) {
         predict = [](const Estimator& e, const arma::mat& X) {
           arma::mat out = arma::conv_to<arma::mat>::from(Labels(e.predict(X)));
-          if constexpr (ProbabilisticClassifier<Estimator>) out = arma::join_rows(out, arma::mat(e.predict_proba(X)));
+          if constexpr (ProbabilisticClassifier<Estimator>)
+            if (has_probabilities(e)) out = arma::join_rows(out, arma::mat(e.predict_proba(X)));
           return out;
         };
       }
       c.text_names = {data.schema.target};
       if constexpr (ProbabilisticClassifier<Estimator>)
-        for (const auto& k : data.encoder.classes()) c.names.push_back("p_" + k);
+        if (has_probabilities(Estimator(best)))
+          for (const auto& k : data.encoder.classes()) c.names.push_back("p_" + k);
     } else {
       if (!predict || !oof_names_) throw UsageError("--oof is not available for this command");
       c.names = oof_names_(data);

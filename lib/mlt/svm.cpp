@@ -11,6 +11,8 @@
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
+#include "mlt/cv/folds.hpp"
+#include "mlt/svm/platt.hpp"
 #include "mlt/svm/smo.hpp"
 
 namespace mlt {
@@ -64,7 +66,31 @@ SvmFitInfo info_from(const io::ModelReader& in, const std::string& at) {
 
 }  // namespace
 
-Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
+Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) { return fit_impl(X, y, n_classes, nullptr); }
+
+void Svm::fit_lambda_path(const Params& base, const std::vector<double>& lambdas, const arma::mat& X, const Labels& y,
+                          std::size_t n_classes, const std::function<void(std::size_t, const Svm&)>& visit) {
+  arma::mat G;
+  const double n = double(X.n_rows);
+  // The Gram matrix only where it fits the cache's budget and the data are valid (fit
+  // reports invalid data itself).
+  if (base.kernelized && lambdas.size() > 1 && X.n_rows > 0 && X.n_cols > 0 && base.cache_mb >= 1 &&
+      n * n * sizeof(double) <= double(base.cache_mb) * 1048576.0 && X.is_finite()) {
+    arma::mat Xs;
+    if (base.standardize) Xs = Standardizer().fit(X).transform(X);
+    const arma::mat& Xw = base.standardize ? Xs : X;
+    G = Kernel(base.kernel, Xw.n_cols).gram(Xw, Xw);
+  }
+  for (std::size_t j = 0; j < lambdas.size(); ++j) {
+    Params p = base;
+    p.lambda = lambdas[j];
+    Svm m(p);
+    m.fit_impl(X, y, n_classes, G.is_empty() ? nullptr : &G);
+    visit(j, m);
+  }
+}
+
+Svm& Svm::fit_impl(const arma::mat& X, const Labels& y, std::size_t n_classes, const arma::mat* gram) {
   const Params& p = params_;
   if (!(p.lambda > 0) || !std::isfinite(p.lambda)) throw UsageError("`lambda` must be a finite number > 0");
   if (!(p.tol > 0) || !std::isfinite(p.tol)) throw UsageError("`tol` must be a finite number > 0");
@@ -89,6 +115,11 @@ Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
   if (arma::accu(counts > 0) < 2) throw DataError("only one class in the training data; a classifier needs two");
   for (std::size_t k = 0; k < K; ++k)
     if (counts[k] == 0) throw DataError("class " + std::to_string(k) + " has no training samples");
+  if (p.probability)
+    for (std::size_t k = 0; k < K; ++k)
+      if (counts[k] < 2)
+        throw DataError("`probability` needs at least 2 training rows of every class (class " + std::to_string(k) +
+                        " has 1): its internal cross-validation trains without each row once");
   // The largest bound C_i = c_i / λ must be finite (c_i <= n / 2).
   const double c_max = p.balanced ? double(n) / 2.0 : 1.0;
   if (!std::isfinite(c_max / p.lambda))
@@ -106,6 +137,7 @@ Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
   support_.reset();
   sv_class_.reset();
   dual_coef_.reset();
+  sigmoid_.reset();
   multiclass_ = K == 2 || p.multiclass == SvmMultiClass::ovr || (p.multiclass == SvmMultiClass::automatic && !p.kernelized)
                     ? SvmMultiClass::ovr
                     : SvmMultiClass::ovo;
@@ -114,8 +146,9 @@ Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
   if (p.standardize) Xs = scaler_.fit(X).transform(X);
   const arma::mat& Xw = p.standardize ? Xs : X;
   if (p.kernelized) {
-    fit_kernel(Xw, y, counts);
+    fit_kernel(Xw, y, counts, gram);
     n_classes_ = K;
+    if (p.probability) fit_sigmoids(X, y, counts);
     return *this;
   }
   // One sample per column, with the bias feature 1 last (LIBLINEAR's -B 1).
@@ -169,6 +202,7 @@ Svm& Svm::fit(const arma::mat& X, const Labels& y, std::size_t n_classes) {
          " of the objective); raise `max_iter` or `lambda`" +
          (params_.standardize ? std::string() : ", or `standardize` the features"));
   }
+  if (p.probability) fit_sigmoids(X, y, counts);
   return *this;
 }
 
@@ -192,7 +226,7 @@ std::vector<std::string> Svm::decision_names(const std::vector<std::string>& cla
 
 // The kernel SVM: one SMO problem per output (svm.hpp), then the union of their
 // support vectors with a column of α_i y_i per problem.
-void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts) {
+void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts, const arma::mat* gram) {
   const Params& p = params_;
   const arma::uword n = Xw.n_rows;
   const std::size_t K = counts.n_elem;
@@ -235,6 +269,13 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
       C[t] = w / p.lambda;
     }
     const arma::mat Xq = Xw.rows(rows[q]);
+    // With a shared Gram matrix: this problem's rows of it (all of it when the
+    // problem has every row).
+    arma::mat Gq;
+    const bool all_rows = m == n;
+    if (gram && !all_rows) Gq = gram->submat(rows[q], rows[q]);
+    const arma::mat* Gp = gram ? (all_rows ? gram : &Gq) : nullptr;
+    o.gram = Gp;
     const svm::SmoResult r = svm::solve_smo(kernel_, Xq, yq, C, o);
     coef[q] = r.alpha % yq;
     b[q] = r.b;
@@ -249,7 +290,9 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
       const arma::uword block = std::max<arma::uword>(1, (1u << 22) / sv.n_elem);
       for (arma::uword r0 = 0; r0 < m; r0 += block) {
         const arma::uword r1 = std::min<arma::uword>(m, r0 + block) - 1;
-        const arma::vec g = rowwise::product(kernel_.gram(Xq.rows(r0, r1), Xsv), arma::mat(a));
+        const arma::mat Kb = Gp ? arma::mat(Gp->submat(arma::regspace<arma::uvec>(r0, r1), sv))
+                                : kernel_.gram(Xq.rows(r0, r1), Xsv);
+        const arma::vec g = rowwise::product(Kb, arma::mat(a));
         for (arma::uword t = r0; t <= r1; ++t) {
           w2 += coef[q][t] * g[t - r0];
           loss += C[t] * p.lambda * std::max(0.0, 1.0 - yq[t] * (g[t - r0] + r.b));
@@ -307,6 +350,91 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
       warn("svm: the kernel is not positive semi-definite on these data" + which + " (" +
            std::to_string(fi.non_psd_steps) + " SMO steps); the solution is a stationary point, not a certified optimum");
   }
+}
+
+// Platt's sigmoids (svm.hpp): out-of-fold decision values of the same SVM on
+// stratified folds from `seed`, then one sigmoid per binary problem on the rows of its
+// classes.
+void Svm::fit_sigmoids(const arma::mat& X, const Labels& y, const arma::uvec& counts) {
+  const arma::uword n = X.n_rows;
+  const std::size_t K = counts.n_elem;
+  const cv::Folds folds = cv::stratified_kfold(y, std::min<std::size_t>(5, n), params_.seed);
+  Params inner = params_;
+  inner.probability = false;
+  arma::mat F(n, n_outputs());
+  for (std::size_t s = 0; s < folds.n_splits(); ++s) {
+    const cv::Split split = folds.split(s);
+    const arma::uvec train = split.train();
+    // Every class keeps training rows: it has n_c >= 2, and a fold holds at most
+    // ceil(n_c / 5) < n_c of them.
+    Svm m(inner);
+    m.fit(X.rows(train), y.elem(train), K);
+    F.rows(split.test) = m.decision_function(X.rows(split.test));
+  }
+  const auto pr = pairs();
+  sigmoid_.set_size(n_outputs(), 2);
+  for (std::size_t q = 0; q < n_outputs(); ++q) {
+    std::vector<double> f;
+    std::vector<char> positive;
+    for (arma::uword i = 0; i < n; ++i) {
+      bool plus = false;
+      if (n_outputs() == 1) {
+        plus = y[i] == 1;
+      } else if (multiclass_ == SvmMultiClass::ovr) {
+        plus = y[i] == q;
+      } else {
+        if (y[i] != pr[q].first && y[i] != pr[q].second) continue;
+        plus = y[i] == pr[q].first;
+      }
+      f.push_back(F(i, q));
+      positive.push_back(plus);
+    }
+    const svm::PlattSigmoid sg = svm::fit_sigmoid(arma::vec(f), positive);
+    if (!sg.converged)
+      warn("svm: Platt's sigmoid fit of output " + std::to_string(q) + " stopped after " +
+           std::to_string(sg.iterations) + " Newton steps without converging");
+    sigmoid_(q, 0) = sg.a;
+    sigmoid_(q, 1) = sg.b;
+  }
+}
+
+arma::mat Svm::predict_proba(const arma::mat& X) const {
+  require_fitted();
+  if (!params_.probability)
+    throw UsageError("this svm model has no probabilities: fit it with `probability` (Platt's sigmoids)");
+  const arma::mat S = decision_function(X);
+  const arma::uword m = S.n_rows;
+  const std::size_t K = n_classes_;
+  arma::mat P(m, K);
+  if (n_outputs() == 1) {
+    for (arma::uword i = 0; i < m; ++i) {
+      const double p1 = svm::sigmoid_predict(S[i], sigmoid_(0, 0), sigmoid_(0, 1));
+      P(i, 1) = p1;
+      P(i, 0) = 1.0 - p1;
+    }
+  } else if (multiclass_ == SvmMultiClass::ovr) {
+    arma::vec l(K);
+    for (arma::uword i = 0; i < m; ++i) {
+      for (std::size_t k = 0; k < K; ++k) l[k] = svm::log_sigmoid_predict(S(i, k), sigmoid_(k, 0), sigmoid_(k, 1));
+      const arma::vec e = arma::exp(l - l.max());
+      P.row(i) = (e / arma::accu(e)).t();
+    }
+  } else {
+    // LIBSVM's svm_predict_probability: pairwise estimates clipped away from 0 and 1,
+    // which keeps Q of the coupling positive definite.
+    const auto pr = pairs();
+    constexpr double min_prob = 1e-7;
+    arma::mat r(K, K, arma::fill::zeros);
+    for (arma::uword i = 0; i < m; ++i) {
+      for (std::size_t q = 0; q < pr.size(); ++q) {
+        const double p = std::clamp(svm::sigmoid_predict(S(i, q), sigmoid_(q, 0), sigmoid_(q, 1)), min_prob, 1 - min_prob);
+        r(pr[q].first, pr[q].second) = p;
+        r(pr[q].second, pr[q].first) = 1 - p;
+      }
+      P.row(i) = svm::couple_pairwise(r).t();
+    }
+  }
+  return P;
 }
 
 void Svm::require_fitted() const {
@@ -416,8 +544,13 @@ const ParamTable<SvmParams>& SvmParams::table() {
                                       Bounds::at_least(1)),
                            [](const P& p) { return !p.kernelized; }, "to the linear SVM only (not with a kernel)"));
     d.back().sweep = false;
-    d.push_back(applies_if(mlt::seed<P>("seed", &P::seed, "Seed of the random coordinate order (linear only)"),
-                           [](const P& p) { return !p.kernelized; }, "to the linear SVM only (not with a kernel)"));
+    d.push_back(flag<P>("probability", &P::probability,
+                        "Fit Platt's sigmoids on 5-fold cross-validated decision values (5 more fits), for "
+                        "probabilities (predict --proba, log loss)"));
+    d.push_back(applies_if(mlt::seed<P>("seed", &P::seed,
+                                        "Seed of the random coordinate order (linear) and of the folds of probability"),
+                           [](const P& p) { return !p.kernelized || p.probability; },
+                           "to the linear SVM and to the folds of probability only (not to a kernel SVM without probability)"));
     d.push_back(negated_flag<P>("fit_intercept", "no-intercept", &P::fit_intercept,
                                 "Fit no intercept (by default b is a regularized bias feature, as LIBLINEAR's -B 1)"));
     return d;
@@ -459,7 +592,13 @@ void Svm::save(io::ModelWriter& out) const {
                  {"relative_gap", objective > 0 ? gap / objective : 0.0},
                  {"violation", violation}};
   nlohmann::json per = nlohmann::json::array();
-  for (const SvmFitInfo& fi : fit_info_) per.push_back(info_json(fi));
+  for (std::size_t q = 0; q < fit_info_.size(); ++q) {
+    per.push_back(info_json(fit_info_[q]));
+    if (params_.probability) {
+      per.back()["sigmoid_a"] = sigmoid_(q, 0);  // Platt: P(+1 | f) = 1/(1 + exp(a f + b))
+      per.back()["sigmoid_b"] = sigmoid_(q, 1);
+    }
+  }
   h["fitted"]["per_output"] = per;  // one binary problem per output
   if (fit_info_.size() == 1) h["fitted"]["n_sv"] = n_sv;
   if (params_.standardize) scaler_.save(out);
@@ -500,9 +639,10 @@ Svm Svm::load(const io::ModelReader& in) {
   p.balanced = cw == "balanced";
   p.tol = in.get<double>("/params/tol");
   p.kernelized = in.get_or<bool>("/params/kernelized", false);
+  p.probability = in.get_or<bool>("/params/probability", false);  // absent before probabilities
+  if (!p.kernelized || p.probability) p.seed = in.get<std::uint64_t>("/params/seed");
   if (!p.kernelized) {
     p.max_iter = in.get<std::size_t>("/params/max_iter");
-    p.seed = in.get<std::uint64_t>("/params/seed");
   } else {
     p.cache_mb = in.get<std::size_t>("/params/cache_mb");
     p.shrinking = in.get<bool>("/params/shrinking");
@@ -549,6 +689,14 @@ Svm Svm::load(const io::ModelReader& in) {
   if (!in.header().contains(per) || !in.header().at(per).is_array() || in.header().at(per).size() != outputs)
     in.fail("the fit info needs one entry per output");
   for (arma::uword k = 0; k < outputs; ++k) m.fit_info_.push_back(info_from(in, "/fitted/per_output/" + std::to_string(k)));
+  if (p.probability) {
+    m.sigmoid_.set_size(outputs, 2);
+    for (arma::uword k = 0; k < outputs; ++k) {
+      m.sigmoid_(k, 0) = in.get<double>("/fitted/per_output/" + std::to_string(k) + "/sigmoid_a");
+      m.sigmoid_(k, 1) = in.get<double>("/fitted/per_output/" + std::to_string(k) + "/sigmoid_b");
+    }
+    if (!m.sigmoid_.is_finite()) in.fail("non-finite svm sigmoid parameters");
+  }
   m.n_features_ = n_features;
   m.n_classes_ = K;
   return m;

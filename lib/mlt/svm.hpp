@@ -54,6 +54,20 @@
 // the linear ovr's). One-vs-one without a kernel is refused: the linear SVM regularizes
 // b (LIBLINEAR's scheme), and `kernel` linear gives LIBSVM's linear one-vs-one.
 //
+// Probabilities (`probability`, off by default as in LIBSVM and SVC: it costs five
+// more fits): fit also runs an internal stratified 5-fold cross-validation (folds from
+// `seed`, so the result is reproducible, unlike LIBSVM's -b 1, whose folds come from
+// rand()) and fits Platt's sigmoid P(+1 | f) = 1/(1 + exp(A f + B)) to each binary
+// problem's out-of-fold decision values (svm/platt.hpp, Lin, Lin & Weng's Newton
+// method; ovo: on the rows of its two classes). predict_proba: two classes: class 1's
+// sigmoid and 1 − it for class 0; one-vs-one: the K(K−1)/2 pairwise sigmoids, clipped
+// to [1e-7, 1 − 1e-7] as LIBSVM, coupled by Wu, Lin & Weng's method 2 (LIBSVM's
+// multiclass_probability); one-vs-rest: the K sigmoids normalized to sum 1 (computed
+// from their logarithms, so rows whose K sigmoids all underflow still sum to 1), as
+// LIBLINEAR normalizes its one-vs-rest logistic outputs. The probabilities need not
+// agree with predict (votes or argmax of f): LIBSVM documents the same. Every class
+// needs two training rows (the cross-validation trains without each row once).
+//
 // Shapes: X n x p (one sample per row); coef n_outputs x p; intercept n_outputs;
 // n_outputs = 1 for two classes, K for more (ovr) or K(K−1)/2 (ovo). Kernel:
 // support_vectors n_sv x p, dual_coef n_sv x n_outputs. Cost: linear: O(n p) per pass
@@ -63,6 +77,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,6 +132,7 @@ struct SvmParams {
   std::size_t max_iter = 100000;
   std::uint64_t seed = kDefaultSeed;  // the coordinate order
   bool standardize = false;           // fit a Standardizer on X inside fit()
+  bool probability = false;           // Platt's sigmoids from an internal 5-fold CV (above)
 
   // The declaration of these parameters (core/params.hpp).
   static const ParamTable<SvmParams>& table();
@@ -155,6 +171,11 @@ class Svm {
   // votes; ties to the lower index.
   Labels predict(const arma::mat& X) const;
   double score(const arma::mat& X, const Labels& y) const;  // accuracy
+  // X: m x p -> m x K class probabilities, rows summing to 1 (see above). UsageError
+  // when the model was fitted without `probability`.
+  arma::mat predict_proba(const arma::mat& X) const;
+  // Whether predict_proba is available: fitted (or to be fitted) with `probability`.
+  bool has_probability() const { return params_.probability; }
 
   bool is_fitted() const { return n_classes_ != 0; }
   std::size_t n_features() const { return n_features_; }
@@ -173,6 +194,8 @@ class Svm {
   const arma::mat& coef() const { return coef_; }
   const arma::vec& intercept() const { return intercept_; }  // n_outputs (0 without intercept)
   const std::vector<SvmFitInfo>& fit_info() const { return fit_info_; }
+  // With `probability`: n_outputs x 2, Platt's (A, B) per binary problem.
+  const arma::mat& sigmoid() const { return sigmoid_; }
   const Standardizer& scaler() const { return scaler_; }
   // Kernel models: the support vectors (rows of the fitting space, by ascending
   // training index), their training row indices and classes, and α_i y_i per output
@@ -186,9 +209,25 @@ class Svm {
   void save(io::ModelWriter& out) const;
   static Svm load(const io::ModelReader& in);
 
+  // cv's λ path (issue #13: "the kernel cache is shared across λ values of the same
+  // kernel"): the models of `base` with each of `lambdas` on the same X and y, passed
+  // to visit(j, model) in order. With a kernel, when the n x n Gram matrix of the
+  // fitting space's rows fits in `cache_mb`, it is computed once (Kernel::gram) and
+  // every SMO solve reads its kernel columns from it (svm::SmoOptions::gram): the
+  // same bits as computed columns, so each model is exactly the one fit() gives, at
+  // one kernel evaluation per pair of rows for the whole path instead of per solve
+  // and cache miss. Memory: the Gram matrix plus each solve's own cache, at most
+  // 2 `cache_mb`. Otherwise (no kernel, or too many rows) each model is a plain fit.
+  // The inner fits of `probability` stay plain (other rows, another Standardizer).
+  static void fit_lambda_path(const Params& base, const std::vector<double>& lambdas, const arma::mat& X,
+                              const Labels& y, std::size_t n_classes,
+                              const std::function<void(std::size_t, const Svm&)>& visit);
+
  private:
+  Svm& fit_impl(const arma::mat& X, const Labels& y, std::size_t n_classes, const arma::mat* gram);
   void require_fitted() const;
-  void fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts);
+  void fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& counts, const arma::mat* gram);
+  void fit_sigmoids(const arma::mat& X, const Labels& y, const arma::uvec& counts);
 
   Params params_;
   std::size_t n_features_ = 0;
@@ -203,8 +242,9 @@ class Svm {
   arma::uvec support_;   // n_sv training row indices
   Labels sv_class_;      // n_sv
   arma::mat dual_coef_;  // n_sv x n_outputs
+  arma::mat sigmoid_;    // n_outputs x 2 (A, B), with `probability`
 };
 
-static_assert(Classifier<Svm>);
+static_assert(ProbabilisticClassifier<Svm>);
 
 }  // namespace mlt

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mlt svm end to end: fit, info, predict (--decision), score, cv, refusals. Reference
+# mlt svm end to end: fit, info, predict (--decision, --proba), score, cv, refusals. Reference
 # numbers: tests/fixtures/svm/reference.json (LIBLINEAR and LinearSVC, certified
 # optimal by a dual lower bound; scripts/fixtures/svm.py). The unit tests
 # (tests/lib/svm_test.cpp) compare every case; here one case goes through the
@@ -64,7 +64,8 @@ check "--threads 1 and 2: the same predictions" cmp -s \
 run "$MLT" svm cv "$DATA/iris.csv" --standardize --lambda 0.01,1 --loss hinge,squared_hinge
 check "cv: lambda x loss grid" test "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = \
   "lambda,loss,score,mean,std,folds,best,4"
-expect_error 2 'unknown metric "log_loss"' "cv: no log_loss" "$MLT" svm cv "$DATA/iris.csv" --score log_loss
+expect_error 2 "fit it with --probability" "cv: log_loss needs --probability" \
+  "$MLT" svm cv "$DATA/iris.csv" --score log_loss
 
 # The kernel SVM (SMO), one-vs-one: the svm_kernel fixture's iris_rbf through the
 # command line at SVC's tol, decision values within the per-pair bound the unit test
@@ -113,6 +114,79 @@ check "kernel ovr: a column per class" test "$(head -1 <<<"$out")" = \
 run "$MLT" svm cv "$DATA/iris.csv" --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1
 check "kernel cv: lambda x gamma grid" test "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = \
   "lambda,kernel,gamma,score,mean,std,folds,best,4"
+
+# Probabilities (--probability): Platt's sigmoids on internal 5-fold CV decision
+# values. The unit tests (tests/lib/svm/platt_test.cpp) compare the sigmoid and the
+# coupling with scikit-learn and NumPy; here: the columns, each row in [0, 1] and
+# summing to 1 within K ulps (p / sum(p), K roundings; printed with 17 digits, so the
+# CSV's sum is within 3 ulps more), argmax agreeing with predict on most rows (not all:
+# Platt's probabilities need not follow the votes, as LIBSVM documents), the same
+# bytes for the same seed and other probabilities for another (other inner folds).
+cat > proba_check.py <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+classes = rows[0][1:]
+K = len(classes)
+agree = 0
+for r in rows[1:]:
+    p = [float(v) for v in r[1:]]
+    assert len(p) == K and all(0.0 <= v <= 1.0 for v in p), r
+    assert abs(sum(p) - 1.0) <= (K + 3) * 2.3e-16, (r, sum(p) - 1.0)
+    agree += classes[max(range(K), key=lambda k: p[k])] == r[0]
+assert agree >= 0.9 * (len(rows) - 1), agree
+PY
+expect_status 0 "fit kernel --probability" "$MLT" svm fit "$DATA/iris.csv" --standardize --kernel rbf --probability -o p.svm
+"$MLT" svm predict p.svm "$DATA/iris.csv" --proba -o p.csv
+check "kernel --proba: one column per class" test "$(head -1 p.csv)" = "species,setosa,versicolor,virginica"
+check "kernel --proba: rows in [0, 1] summing to 1; argmax agrees with predict on most rows" python3 proba_check.py p.csv
+"$MLT" svm fit "$DATA/iris.csv" --standardize --kernel rbf --probability -o p2.svm 2>/dev/null
+"$MLT" svm predict p2.svm "$DATA/iris.csv" --proba -o p2.csv
+check "the same seed: the same probabilities, byte for byte" cmp -s p.csv p2.csv
+"$MLT" svm fit "$DATA/iris.csv" --standardize --kernel rbf --probability --seed 7 -o p7.svm 2>/dev/null
+"$MLT" svm predict p7.svm "$DATA/iris.csv" --proba -o p7.csv
+check "another seed: other inner folds, other probabilities" bash -c '! cmp -s p.csv p7.csv'
+check "another seed: the same SVM (same decision values)" cmp -s \
+  <("$MLT" svm predict p.svm "$DATA/iris.csv" --decision) <("$MLT" svm predict p7.svm "$DATA/iris.csv" --decision)
+run "$MLT" info p.svm --json
+check "info: sigmoid_a, sigmoid_b per pair" python3 -c '
+import json, sys; h = json.loads(sys.argv[1]); f = h["fitted"]
+assert h["params"]["probability"] is True and h["params"]["seed"] == 42, h["params"]
+assert all(p["sigmoid_a"] < 0 for p in f["per_output"]), f' "$out"
+run "$MLT" svm score p.svm "$DATA/iris.csv" --json
+check "score: log loss with probabilities" python3 -c '
+import json, sys; s = json.loads(sys.argv[1]); assert 0 < s["log_loss"] < 0.5, s' "$out"
+"$MLT" svm fit "$DATA/iris.csv" --standardize --probability -o pl.svm 2>/dev/null
+"$MLT" svm predict pl.svm "$DATA/iris.csv" --proba -o pl.csv
+check "linear one-vs-rest --proba: rows in [0, 1] summing to 1" python3 proba_check.py pl.csv
+"$MLT" svm fit "$FIX/cancer_std.csv" --target y --probability -o pc.svm 2>/dev/null
+run "$MLT" svm predict pc.svm "$FIX/cancer_std.csv" --proba --decision
+check "binary --proba --decision: y,0,1,decision_1" test "$(head -1 <<<"$out")" = "y,0,1,decision_1"
+check "binary --proba: p0 = 1 - p1, and p1 increases with the decision value" python3 -c '
+import csv, io, sys
+rows = [[float(v) for v in r] for r in list(csv.reader(io.StringIO(sys.argv[1])))[1:]]
+assert all(r[1] == 1.0 - r[2] for r in rows)
+rows.sort(key=lambda r: r[3])
+assert all(a[2] <= b[2] for a, b in zip(rows, rows[1:]))' "$out"
+run "$MLT" svm cv "$DATA/iris.csv" --standardize --probability --lambda 0.1,1 --score log_loss --oof oof.csv
+check "cv --probability: log_loss, and --oof with probabilities" test "$rc,$(head -1 oof.csv)" = \
+  "0,row,fold,species,p_setosa,p_versicolor,p_virginica"
+expect_error 2 "--seed" "--seed with a kernel and no --probability" \
+  "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --seed 3 -o x.svm
+printf 'x,y\n0,a\n1,a\n2,a\n3,b\n' > single.csv
+expect_error 65 "at least 2 training rows" "--probability with a one-row class" \
+  "$MLT" svm fit single.csv --probability -o x.svm
+
+# cv's fast path with a kernel: the λ values of a split share one Gram matrix
+# (Svm::fit_lambda_path); the models are the plain path's exactly, so the report,
+# fold by fold, is the same bytes as with --no-fast-path (ovo: the pairs' parts of it;
+# ovr, a kernel grid and the log loss of --probability too).
+for flags in "--kernel rbf --gamma 0.1,1" "--kernel rbf,poly --multiclass ovr" "--kernel rbf --probability --score log_loss"; do
+  # shellcheck disable=SC2086  # flags: several words
+  "$MLT" svm cv "$DATA/iris.csv" --standardize $flags --lambda 1e-3:1:4 --per-fold --json > fast.json 2>/dev/null
+  # shellcheck disable=SC2086
+  "$MLT" svm cv "$DATA/iris.csv" --standardize $flags --lambda 1e-3:1:4 --per-fold --json --no-fast-path > plain.json 2>/dev/null
+  check "cv $flags: the shared Gram matrix gives the plain path's report" cmp -s fast.json plain.json
+done
 
 # Refusals: bad flags and values (usage, 2), one class (data, 65), nothing written.
 expect_error 2 "lambda" "lambda 0" "$MLT" svm fit "$DATA/iris.csv" --lambda 0 -o x.svm

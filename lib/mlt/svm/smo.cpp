@@ -117,7 +117,11 @@ class Solver {
         n_(X.n_rows),
         tol_(o.tol),
         shrinking_(o.shrinking),
-        cache_(n_, cache_doubles(o.cache_mb)) {
+        cache_(n_, cache_doubles(o.cache_mb)),
+        gram_(o.gram) {
+    if (gram_ && (gram_->n_rows != n_ || gram_->n_cols != n_))
+      throw Error("internal: SMO's Gram matrix does not match the data", kExitSoftware);
+    if (gram_ && !gram_->is_finite()) throw_not_finite();
     y_.assign(y.begin(), y.end());
     C_.assign(C.begin(), C.end());
     const arma::vec d = kernel.diagonal(X);
@@ -210,6 +214,11 @@ class Solver {
       return data;
     }
     ++r_.cache_misses;
+    if (gram_) {  // positions to training rows through active_set_ (shrinking permutes them)
+      const double* gi = gram_->colptr(active_set_[i]);
+      for (size_t t = start; t < len; ++t) data[t] = y_[i] * y_[t] * gi[active_set_[t]];
+      return data;
+    }
     const arma::mat xi = X_.row(i);
     // Blocks bound the copy of X's rows that gram takes (~2 MB); they are large
     // enough for its parallel loop to use the cores.
@@ -471,6 +480,7 @@ class Solver {
   const bool shrinking_;
   size_t max_iter_ = 0;
   ColumnCache cache_;
+  const arma::mat* gram_;  // optional, in the original order
   std::vector<double> y_, C_, QD_, alpha_, G_, Gbar_;
   std::vector<Status> status_;
   std::vector<size_t> active_set_;  // original index of each position

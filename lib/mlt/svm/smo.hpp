@@ -73,6 +73,11 @@ struct SmoOptions {
   std::size_t cache_mb = 200;  // kernel-column cache (LRU), LIBSVM's -m; at least two columns are always kept
   bool shrinking = true;
   std::size_t max_iter = 0;  // 0: no limit other than LIBSVM's max(10^7, 100 n) safety bound
+  // Optional: Kernel::gram(X, X) (n x n), computed once and shared by several solves
+  // on the same rows (cv's λ path, svm.hpp); columns are then copied from it instead
+  // of computed. Its entries are the bits the columns would have (Kernel::gram's
+  // entries depend on their two rows only), so the result is the same.
+  const arma::mat* gram = nullptr;
 };
 
 struct SmoResult {
