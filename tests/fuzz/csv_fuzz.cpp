@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "mlt/core/error.hpp"
@@ -13,13 +14,17 @@
 
 namespace {
 
+char scratch_name[64];
+
 // read_csv takes a path: the input goes to one private file, rewritten each run.
 const std::string& scratch_path() {
   static const std::string path = [] {
-    char name[] = "/tmp/mlt-csv-fuzz-XXXXXX";
+    std::strcpy(scratch_name, "/tmp/mlt-csv-fuzz-XXXXXX");
+    char* name = scratch_name;
     const int fd = ::mkstemp(name);
     if (fd < 0) std::abort();
     ::close(fd);
+    std::atexit([] { ::unlink(scratch_name); });  // a test run leaves nothing in /tmp
     return std::string(name);
   }();
   return path;

@@ -212,6 +212,10 @@ class RangeParser {
         {
           std::string_view cell;
           bool quoted = false;
+          // What is wrong with a cell is reported where the cell starts: a quoted cell
+          // may span lines, and "line 4, column 2" of a cell opened on line 3 points
+          // at its tail (or at no such column).
+          const std::uint64_t cell_line = line;
           if (p < e && *p == '"') {
             quoted = true;
             const std::uint64_t open_line = line;
@@ -275,15 +279,15 @@ class RangeParser {
                   break;
                 case CellStatus::missing:
                   if (missing_ == MissingPolicy::error)
-                    throw RangeError{line, col + 1,
+                    throw RangeError{cell_line, col + 1,
                                      "missing value " + show(cell) + " in column " + show(plan_.column_names[col]) +
                                          " (use `na` drop to skip such rows)"};
                   row_missing = true;
                   break;
                 case CellStatus::not_finite:
-                  throw RangeError{line, col + 1, "non-finite value " + show(cell)};
+                  throw RangeError{cell_line, col + 1, "non-finite value " + show(cell)};
                 case CellStatus::out_of_range:
-                  throw RangeError{line, col + 1,
+                  throw RangeError{cell_line, col + 1,
                                    "value " + show(cell) + " is out of the range of a double"};
                 case CellStatus::not_a_number: {
                   std::string why = "expected a number in column " +
@@ -296,7 +300,7 @@ class RangeParser {
                     why += "; only 1 column found: wrong `delimiter`?";
                   if (!header_given_ && line_offset_ + record_line == 1)
                     why += "; is line 1 a header? then drop `no_header`";
-                  throw RangeError{line, col + 1, why};
+                  throw RangeError{cell_line, col + 1, why};
                 }
               }
             } else if (role == Role::text) {
@@ -307,13 +311,13 @@ class RangeParser {
               if (!verbatim_) {
                 const auto* u = reinterpret_cast<const unsigned char*>(cell.data());
                 if (const long bad = first_invalid_utf8(u, u + cell.size()); bad >= 0)
-                  throw RangeError{line, col + 1,
+                  throw RangeError{cell_line, col + 1,
                                    "invalid UTF-8 in column " + show(plan_.column_names[col]) + " at byte " +
                                        std::to_string(bad + 1) + " of the cell"};
               }
               if (!verbatim_ && is_missing_token(cell)) {
                 if (missing_ == MissingPolicy::error)
-                  throw RangeError{line, col + 1,
+                  throw RangeError{cell_line, col + 1,
                                    "missing value " + show(cell) + " in column " +
                                        show(plan_.column_names[col]) + " (use `na` drop to skip such rows)"};
                 row_missing = true;
@@ -488,7 +492,9 @@ Plan make_plan(const Names& header, const ColumnSelection& sel, const std::strin
       if (plan.role[c] == Role::text) chosen[c] = Role::text;
     for (std::size_t j = 0; j < sel.features.size(); ++j) {
       std::size_t c = resolve(sel.features[j], header, source, has_header);
-      if (chosen[c] == Role::feature)
+      // A feature that is also a text column would take the text column's slot and
+      // leave it without values.
+      if (chosen[c] != Role::ignore)
         throw UsageError("column \"" + header[c] + "\" is named twice");
       chosen[c] = Role::feature;
       plan.slot[c] = static_cast<std::uint32_t>(j);

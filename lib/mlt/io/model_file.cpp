@@ -390,6 +390,12 @@ DataSchema read_schema(const ModelReader& in) {
   if (n_targets > 0 && s.targets.size() != n_targets)
     in.fail("/data/targets has " + std::to_string(s.targets.size()) + " names, /fitted/n_targets is " +
             std::to_string(n_targets));
+  // A column is either a feature or a target: the reader cannot make it both.
+  std::vector<std::string> targets = s.targets;
+  if (!s.target.empty()) targets.push_back(s.target);
+  for (const std::string& t : targets)
+    if (std::find(s.features.begin(), s.features.end(), t) != s.features.end())
+      in.fail("/data/features names the target \"" + t + "\"");
   if (n_targets == 0 && in.has("/fitted/n_classes")) {
     const auto n_classes = in.get<std::size_t>("/fitted/n_classes");
     if (n_classes > 0 && s.classes.size() != n_classes)
