@@ -313,7 +313,7 @@ const ParamTable<KMeansParams>& KMeansParams::table() {
     d.push_back(integer<P>("n_init", &P::n_init,
                            "Seedings to run, keeping the lowest energy (default: 1 for kmeans++ and farthest, 10 for "
                            "random)",
-                           Bounds::at_least(1)));
+                           Bounds::between(1, 10000)));  // a count of whole fits: bounded, as --repeats
     d.back().show_default = false;
     d.back().sweep = false;
     d.push_back(integer<P>("max_iter", &P::max_iter, "Lloyd iterations per seeding at most", Bounds::at_least(1)));

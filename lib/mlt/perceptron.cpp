@@ -374,7 +374,7 @@ const ParamTable<PerceptronParams>& PerceptronParams::table() {
     d.back().sweep = false;
     d.push_back(integer<P>("max_epochs", &P::max_epochs,
                            "Passes over the data at most; the fit stops earlier after an epoch without a mistake",
-                           Bounds::at_least(1)));
+                           Bounds::between(1, 1e7)));  // non-separable data run them all: bounded, as --repeats
     d.back().sweep = false;
     d.push_back(flag<P>("shuffle", &P::shuffle, "Visit the samples in a new random order each epoch (from `seed`)"));
     d.push_back(applies_if(mlt::seed<P>("seed", &P::seed, "Seed of the shuffled sample order"),

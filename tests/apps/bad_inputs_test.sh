@@ -107,7 +107,8 @@
 #  F53 text not UTF-8           hardening_test.sh: "a label that is not UTF-8", "a file name that is not UTF-8
 #                               ..."; csv_test.cpp: "malformed files" (a column name)
 #  F54 resource-size numbers    hardening_test.sh: "--threads 40000", "cv --repeats 999999999999", "--seed
-#                               past 2^64 - 1", "--lambda '0x10'"
+#                               past 2^64 - 1", "--lambda '0x10'"; + here: the counts of whole fits
+#                               (kmeans --n-init, perceptron --max-epochs)
 #  F55 header past the limit    hardening_test.sh: "a header past the reader's limit is refused, not cut in two"
 #  F56 predict refuses as fit   hardening_test.sh: section 6
 #  F57 header of numbers        hardening_test.sh: "numeric header: warns and suggests --no-header"
@@ -242,5 +243,12 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs small 2>/dev/null; t
 else
   echo "E46 full file system: skipped (cannot mount a tmpfs here; -o /dev/full is checked above)"
 fi
+
+# --- F54: counts of whole fits are bounded like --repeats ------------------------------
+expect_error 2 "n-init.*\[1, 10000\], got 100000000000000" "kmeans --n-init 1e14 refused, not out of memory" \
+  "$MLT" kmeans fit "$IRIS" --ignore species -k 3 --n-init 100000000000000 -o f54.km
+expect_error 2 "max-epochs.*\[1, 1e\+07\], got 999999999999999" "perceptron --max-epochs refused, not run forever" \
+  "$MLT" perceptron fit "$IRIS" --max-epochs 999999999999999 -o f54.p
+check "F54: nothing written" test ! -e f54.km -a ! -e f54.p
 
 finish

@@ -62,6 +62,7 @@ struct Bounds {
   static Bounds at_least(double lo) { return {lo, false}; }
   static Bounds above(double lo) { return {lo, true}; }
   static Bounds open(double lo, double hi) { return {lo, true, hi, true}; }
+  static Bounds between(double lo, double hi) { return {lo, false, hi, false}; }
   bool contains(double v) const {
     return std::isfinite(v) && (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
   }
