@@ -35,6 +35,17 @@ inline void axpy(double a, const double* x, double* y, arma::uword d) {
   for (arma::uword k = 0; k < d; ++k) y[k] += a * x[k];
 }
 
+// A pass visits the samples in random order, so without help each step waits on memory
+// for its column of Xt (d doubles) and its entries of y, α, QD, D and U (perf on the
+// 500,000 x 100 benchmark: most of the solver's time at the loads that start a step).
+// Asking for a sample's data a few steps ahead overlaps those waits with the current
+// steps; it changes no value, only when the data arrive.
+constexpr arma::uword kPrefetchAhead = 4;
+inline void prefetch_column(const double* x, arma::uword d) {
+  for (arma::uword k = 0; k < d; k += 8) __builtin_prefetch(x + k);  // 8 doubles: one 64-byte line
+  if (d > 0) __builtin_prefetch(x + d - 1);
+}
+
 // The loss ξ(m) of one margin m = y wᵀx.
 inline double loss_of(SvmLoss loss, double m) {
   const double v = std::max(0.0, 1.0 - m);
@@ -97,6 +108,15 @@ DualCdResult solve_dual_cd(const arma::mat& Xt, const arma::vec& y, const arma::
       double pg_max = -kInf, pg_min = kInf;
       for (arma::uword s = 0; s + 1 < active; ++s) std::swap(index[s], index[s + rng.below(active - s)]);
       for (arma::uword s = 0; s < active; ++s) {
+        if (s + kPrefetchAhead < active) {
+          const arma::uword next = index[s + kPrefetchAhead];
+          prefetch_column(Xt.colptr(next), d);
+          __builtin_prefetch(&alpha[next]);
+          __builtin_prefetch(&y[next]);
+          __builtin_prefetch(&QD[next]);
+          __builtin_prefetch(&diag[next]);
+          __builtin_prefetch(&upper[next]);
+        }
         const arma::uword i = index[s];
         const double* x = Xt.colptr(i);
         const double G = y[i] * dot(w, x, d) - 1.0 + alpha[i] * diag[i];
