@@ -39,7 +39,9 @@ std::string summary(const Svm& m, const FitData& d) {
     out += " relative), " + std::to_string(n_sv) + " support vectors" + (m.fit_info().size() > 1 ? " (all classes)" : "") +
            ", training accuracy ";
   }
-  io::append_number(out, m.score(d.table.X, d.y));
+  // The fit's own when it has it (two classes with a kernel: no second kernel pass).
+  const std::optional<double> known = m.training_accuracy();
+  io::append_number(out, known ? *known : m.score(d.table.X, d.y));
   return out;
 }
 

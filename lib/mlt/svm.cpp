@@ -132,6 +132,7 @@ Svm& Svm::fit_impl(const arma::mat& X, const Labels& y, std::size_t n_classes, c
   coef_.reset();
   intercept_.reset();
   fit_info_.clear();
+  training_accuracy_.reset();
   kernel_ = Kernel();
   sv_.reset();
   support_.reset();
@@ -249,6 +250,14 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
   std::vector<arma::uvec> rows(problems.size());
   std::vector<arma::vec> coef(problems.size());  // α_i y_i over rows
   arma::vec b(problems.size());
+  // Two classes: the primal objective's pass computes every training row's decision
+  // value, with the bits decision_function gives (the same support vectors in the same
+  // order, Kernel::gram's entries of two rows, one rowwise::product column), so the
+  // training accuracy costs no kernel evaluation; recomputing it would cost as much as
+  // that pass. (Under one-vs-rest the model's union of support vectors reorders the
+  // sums, under one-vs-one a problem lacks the other rows.)
+  const bool every_row = K == 2;
+  arma::vec train_decision(every_row ? n : 0);
   for (std::size_t q = 0; q < problems.size(); ++q) {
     const auto [pos, neg] = problems[q];
     std::vector<arma::uword> in;
@@ -296,10 +305,12 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
         for (arma::uword t = r0; t <= r1; ++t) {
           w2 += coef[q][t] * g[t - r0];
           loss += C[t] * p.lambda * std::max(0.0, 1.0 - yq[t] * (g[t - r0] + r.b));
+          if (every_row) train_decision[t] = g[t - r0] + r.b;
         }
       }
     } else {
       for (arma::uword t = 0; t < m; ++t) loss += C[t] * p.lambda * std::max(0.0, 1.0 - yq[t] * r.b);
+      if (every_row) train_decision.fill(r.b);
     }
     SvmFitInfo fi;
     fi.iterations = r.iterations;
@@ -335,6 +346,11 @@ void Svm::fit_kernel(const arma::mat& Xw, const Labels& y, const arma::uvec& cou
       if (coef[q][t] != 0) dual_coef_(at[rows[q][t]], q) = coef[q][t];
   intercept_ = b;
   coef_.set_size(problems.size(), 0);
+  if (every_row) {
+    arma::uword right = 0;
+    for (arma::uword i = 0; i < n; ++i) right += (train_decision[i] > 0 ? 1u : 0u) == y[i];
+    training_accuracy_ = double(right) / double(n);
+  }
 
   for (std::size_t q = 0; q < fit_info_.size(); ++q) {
     const SvmFitInfo& fi = fit_info_[q];

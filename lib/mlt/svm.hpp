@@ -77,6 +77,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <string>
 #include <utility>
@@ -194,6 +195,10 @@ class Svm {
   const arma::mat& coef() const { return coef_; }
   const arma::vec& intercept() const { return intercept_; }  // n_outputs (0 without intercept)
   const std::vector<SvmFitInfo>& fit_info() const { return fit_info_; }
+  // The training accuracy, when the fit had every training row's decision values in
+  // hand (kernel, two classes or one-vs-rest: the primal objective's pass computes
+  // them, with the bits predict would); empty otherwise, and after load.
+  std::optional<double> training_accuracy() const { return training_accuracy_; }
   // With `probability`: n_outputs x 2, Platt's (A, B) per binary problem.
   const arma::mat& sigmoid() const { return sigmoid_; }
   const Standardizer& scaler() const { return scaler_; }
@@ -236,6 +241,7 @@ class Svm {
   arma::mat coef_;       // n_outputs x p
   arma::vec intercept_;  // n_outputs
   std::vector<SvmFitInfo> fit_info_;
+  std::optional<double> training_accuracy_;
   SvmMultiClass multiclass_ = SvmMultiClass::ovr;
   Kernel kernel_;
   arma::mat sv_;         // n_sv x p (kernel)

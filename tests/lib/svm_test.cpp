@@ -480,6 +480,34 @@ TEST_CASE("svm kernel: a binary problem through the estimator equals SVC (svm_sm
   }
 }
 
+TEST_CASE("svm kernel: the fit's training accuracy is score's on the training rows, bit for bit (two classes)") {
+  // Both from the same decision values: the primal pass's and decision_function's sum
+  // the same kernel entries over the same support vectors in the same order, so even a
+  // row at f = 0 would fall the same way. Multiclass fits leave it to score.
+  const Data d = read_kernel_data("iris_rbf_train.csv");
+  for (auto type : {mlt::KernelType::rbf, mlt::KernelType::poly, mlt::KernelType::laplacian}) {
+    CAPTURE(mlt::name_of(type));
+    for (bool standardize : {false, true}) {
+      mlt::SvmParams p;
+      p.kernelized = true;
+      p.kernel.type = type;
+      p.kernel.degree = 2;
+      p.lambda = 1;  // C = 1: soft enough that every kernel leaves training errors
+      p.standardize = standardize;
+      const mlt::Labels y = arma::conv_to<mlt::Labels>::from(d.y == 1);  // versicolor against the rest: overlap
+      mlt::Svm m(p);
+      m.fit(d.X, y);
+      REQUIRE(m.training_accuracy().has_value());
+      CHECK(*m.training_accuracy() == m.score(d.X, y));
+      CHECK(*m.training_accuracy() < 1);  // a case with errors to count
+      CHECK_FALSE(reloaded(m).training_accuracy().has_value());
+    }
+  }
+  mlt::Svm three(kernel_params(kernel_reference()["cases"]["iris_rbf"]));
+  three.fit(d.X, d.y);
+  CHECK_FALSE(three.training_accuracy().has_value());
+}
+
 TEST_CASE("svm kernel: independent of threads and of batching; save and load give the same model") {
   const Data d = read_kernel_data("iris_rbf_train.csv");
   const Data t = read_kernel_data("iris_rbf_test.csv");
