@@ -12,12 +12,13 @@
 
 namespace {
 
-mlt::Kernel make(mlt::KernelType type, double gamma, double degree = 3, double coef0 = 1) {
+mlt::Kernel make(mlt::KernelType type, double gamma, double degree = 3, double coef0 = 1, bool normalize = false) {
   mlt::KernelParams p;
   p.type = type;
   p.gamma = gamma;
   p.degree = degree;
   p.coef0 = coef0;
+  p.normalize = normalize;
   return mlt::Kernel(p, 2);
 }
 
@@ -62,15 +63,7 @@ arma::mat fixture(const std::string& name) {
   return M;
 }
 
-mlt::Kernel normalized(mlt::KernelType type, double gamma = 0.5) {
-  mlt::KernelParams p;
-  p.type = type;
-  p.gamma = gamma;
-  p.degree = 3;
-  p.coef0 = 1;
-  p.normalize = true;
-  return mlt::Kernel(p, 4);
-}
+mlt::Kernel normalized(mlt::KernelType type) { return make(type, 0.5, 3, 1, true); }
 
 }  // namespace
 
@@ -80,14 +73,8 @@ TEST_CASE("kernel: the normalized kernel on two points") {
   const arma::mat A = {{1.0, 2.0}};
   const arma::mat B = {{5.0, -1.0}};
   const auto close = [](double got, double want) { return std::abs(got - want) <= 8e-16 * std::abs(want); };
-  mlt::KernelParams p;
-  p.type = mlt::KernelType::linear;
-  p.normalize = true;
-  CHECK(close(mlt::Kernel(p, 2).gram(A, B)(0, 0), 3 / std::sqrt(130.0)));
-  p.type = mlt::KernelType::poly;
-  p.gamma = 0.5;
-  p.degree = 2;
-  CHECK(close(mlt::Kernel(p, 2).gram(A, B)(0, 0), 6.25 / 49));
+  CHECK(close(make(mlt::KernelType::linear, 1, 3, 1, true).gram(A, B)(0, 0), 3 / std::sqrt(130.0)));
+  CHECK(close(make(mlt::KernelType::poly, 0.5, 2, 1, true).gram(A, B)(0, 0), 6.25 / 49));
 }
 
 TEST_CASE("kernel: normalized linear and poly equal scikit-learn's (cosine_similarity; pairwise_kernels normalized)") {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mlt/core/error.hpp"
@@ -45,14 +46,13 @@ Krr::Params rbf(double gamma, double lambda) {
   return p;
 }
 
-}  // namespace
-
-TEST_CASE("krr: predictions equal scikit-learn's KernelRidge to 1e-6 for every shared kernel") {
-  const Split train = read_split("train"), test = read_split("test");
-  std::ifstream cases(kFixtures + "cases.txt");
+// A fixture listing (cases.txt, intercept.txt): one case a line, its name and the
+// parameters "kernel lambda gamma degree coef0 sigma" (scripts/fixtures/krr.py).
+std::vector<std::pair<std::string, Krr::Params>> read_cases(const std::string& listing) {
+  std::ifstream cases(kFixtures + listing);
   REQUIRE(cases);
+  std::vector<std::pair<std::string, Krr::Params>> out;
   std::string line;
-  int n_cases = 0;
   while (std::getline(cases, line)) {
     std::istringstream s(line);
     std::string name, kernel;
@@ -60,6 +60,17 @@ TEST_CASE("krr: predictions equal scikit-learn's KernelRidge to 1e-6 for every s
     s >> name >> kernel >> p.lambda >> p.kernel.gamma >> p.kernel.degree >> p.kernel.coef0 >> p.kernel.sigma;
     REQUIRE(s);
     p.kernel.type = parse_name<KernelType>(kernel);
+    out.emplace_back(name, p);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("krr: predictions equal scikit-learn's KernelRidge to 1e-6 for every shared kernel") {
+  const Split train = read_split("train"), test = read_split("test");
+  int n_cases = 0;
+  for (auto [name, p] : read_cases("cases.txt")) {
     p.fit_intercept = false;
     Warnings w;
     Krr k(p);
@@ -88,17 +99,8 @@ TEST_CASE("krr: with an intercept, predictions equal the bordered system's (NumP
   // amplified by the conditioning of K + λI (λ >= 0.1, ‖K‖ <= ~1e3 here: cond <= 1e4,
   // times ε·n ≈ 2e-14 gives ~2e-10 relative), bounded by 1e-9 relative.
   const Split train = read_split("train"), test = read_split("test");
-  std::ifstream cases(kFixtures + "intercept.txt");
-  REQUIRE(cases);
-  std::string line;
   int n_cases = 0;
-  while (std::getline(cases, line)) {
-    std::istringstream s(line);
-    std::string name, kernel;
-    Krr::Params p;
-    s >> name >> kernel >> p.lambda >> p.kernel.gamma >> p.kernel.degree >> p.kernel.coef0 >> p.kernel.sigma;
-    REQUIRE(s);
-    p.kernel.type = parse_name<KernelType>(kernel);
+  for (const auto& [name, p] : read_cases("intercept.txt")) {
     CHECK(p.fit_intercept);  // the default
     Krr k(p);
     k.fit(train.X, train.y);
