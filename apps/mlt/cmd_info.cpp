@@ -1,4 +1,5 @@
 // mlt info MODEL [--json]: what a model file holds, for any kind of model.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -19,6 +20,30 @@ std::string join(const Names& names) {
   std::string s;
   for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
   return s;
+}
+
+// One header field as indented text: a scalar or a list of scalars on its line; an
+// object's fields, and a list of objects (the SVM's per_output, logreg's per_class)
+// item by item, "- " before each item's first field, one level deeper.
+void append_field(std::string& text, const std::string& indent, const std::string& key, const nlohmann::json& v) {
+  const bool objects = v.is_array() && std::any_of(v.begin(), v.end(), [](const auto& e) { return e.is_object(); });
+  if (v.is_object()) {
+    text += indent + key + ":\n";
+    for (auto it = v.begin(); it != v.end(); ++it) append_field(text, indent + "  ", it.key(), *it);
+  } else if (objects) {
+    text += indent + key + ":\n";
+    for (const nlohmann::json& e : v) {
+      if (!e.is_object() || e.empty()) {
+        text += indent + "  - " + e.dump() + "\n";
+        continue;
+      }
+      std::string item;
+      for (auto it = e.begin(); it != e.end(); ++it) append_field(item, indent + "    ", it.key(), *it);
+      text += indent + "  - " + item.substr(indent.size() + 4);  // the first field after the dash
+    }
+  } else {
+    text += indent + key + ": " + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n";
+  }
 }
 
 void run_info(const InfoOptions& opt) {
@@ -52,8 +77,7 @@ void run_info(const InfoOptions& opt) {
     for (const char* section : {"params", "fitted", "info", "provenance"}) {
       if (!j.contains(section)) continue;
       text += std::string(section) + ":\n";
-      for (auto it = j[section].begin(); it != j[section].end(); ++it)
-        text += "  " + it.key() + ": " + (it->is_string() ? it->get<std::string>() : it->dump()) + "\n";
+      for (auto it = j[section].begin(); it != j[section].end(); ++it) append_field(text, "  ", it.key(), *it);
     }
     text += "matrices:\n";
     for (const auto& [name, m] : r.matrices()) {

@@ -100,6 +100,9 @@ assert f["n_sv_per_class"] == ref["n_support"], (f["n_sv_per_class"], ref["n_sup
 assert len(f["per_output"]) == 3 and all(p["converged"] and p["violation"] <= 1e-6 for p in f["per_output"])
 assert all(-1e-12 <= p["duality_gap"] <= 1e-4 * p["objective"] for p in f["per_output"]), f
 PY
+run "$MLT" info k.svm
+check "kernel info in text: one item per pair, a field a line" test "$(grep -c '^    - converged: true$' <<<"$out")" -eq 3 -a \
+  "$(grep -c '^      duality_gap: ' <<<"$out")" -eq 3
 run "$MLT" svm score k.svm "$KFIX/iris_rbf_test.csv" --json
 check "kernel score: accuracy as SVC's predictions give it" python3 -c '
 import json, sys; s = json.loads(sys.argv[1]); assert s["accuracy"] >= 0.9, s' "$out"
