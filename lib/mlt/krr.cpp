@@ -258,7 +258,11 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
   const arma::uword br = block_rows(M);
   const arma::uword n_blocks = (n + br - 1) / br;
   const bool centre = params_.fit_intercept;
-  const arma::vec shift = centre ? arma::vec(arma::mean(features(0, std::min(n, br) - 1), 1)) : arma::vec(M, arma::fill::zeros);
+  arma::vec shift(M, arma::fill::zeros);
+  if (centre) {
+    const BlasSingleThreaded blas;  // as in the loop below: the same bits for every --threads
+    shift = arma::mean(features(0, std::min(n, br) - 1), 1);
+  }
   const arma::rowvec y_mean = centre ? arma::rowvec(arma::mean(Y, 0)) : arma::rowvec(t, arma::fill::zeros);
   const double group_bytes = 8.0 * static_cast<double>(M) * static_cast<double>(M + t);
   const auto n_groups = static_cast<arma::uword>(
