@@ -94,6 +94,9 @@ TEST_CASE("kernel: the normalized Gram matrix is exactly symmetric with diagonal
   for (const auto type : {mlt::KernelType::linear, mlt::KernelType::poly}) {
     const mlt::Kernel k = normalized(type);
     const arma::mat G = k.gram(A, A);
+    // Exact by construction, on any BLAS core (no BLAS is involved): the raw Gram entries
+    // are rowwise sums in ascending k, unfused (core/rowwise.hpp), so raw(i, j) = raw(j, i)
+    // and raw(i, i) = squared_norms' ‖x_i‖², bit for bit; the factor r_i r_j commutes.
     CHECK(arma::approx_equal(G, G.t(), "absdiff", 0.0));
     CHECK(arma::approx_equal(G.diag(), k.diagonal(A), "absdiff", 0.0));
     CHECK(arma::abs(G.diag() - 1).max() <= 1e-15);  // k · (1/sqrt(k))²: four roundings, ~4.4e-16
@@ -112,5 +115,7 @@ TEST_CASE("kernel: normalize refuses a zero row, the other kernels, and survives
   const mlt::Kernel back = mlt::Kernel::load(mlt::io::ModelReader::parse(w.bytes(), "test"));
   CHECK(back.params().normalize);
   const arma::mat A = fixture("a"), B = fixture("b");
+  // The same parameters (gamma saved as resolved, a double that round-trips) and the same
+  // row-wise arithmetic: the same bits.
   CHECK(arma::approx_equal(back.gram(A, B), normalized(mlt::KernelType::poly).gram(A, B), "absdiff", 0.0));
 }
