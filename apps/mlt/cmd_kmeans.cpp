@@ -8,6 +8,7 @@
 #include "model_io.hpp"
 #include "output.hpp"
 #include "cv_command.hpp"
+#include "fit_verb.hpp"
 #include "param_flags.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/kmeans.hpp"
@@ -17,13 +18,6 @@
 
 namespace mlt::app {
 namespace {
-
-struct FitOptions {
-  DataOptions data;
-  std::string output;
-  std::string centroids;  // CSV of starting centroids, instead of seeding
-  KMeans::Params params;
-};
 
 struct PredictOptions {
   std::string model;
@@ -47,39 +41,46 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-void run_fit(FitOptions opt) {
-  refuse_overwrite(opt.output, {opt.data.path, opt.centroids});
-  if (opt.params.k == 0 && opt.centroids.empty()) throw UsageError("-k is required (or --centroids FILE)");
-  const io::Table data = read_training_data(opt.data);
-  arma::mat start;
-  if (!opt.centroids.empty()) {
-    // The same columns as the data (by name when both have a header).
-    DataOptions copt = opt.data;
-    copt.path = opt.centroids;
-    copt.ignore.clear();
-    start = read_data_for({data.feature_names, data.had_header, "", {}, {}}, copt).X;
-    if (opt.params.k != 0 && opt.params.k != start.n_rows)
-      throw UsageError("-k " + std::to_string(opt.params.k) + " but " + opt.centroids + " has " +
-                       std::to_string(start.n_rows) + " centroids");
-    opt.params.k = start.n_rows;
-  }
-  KMeans km(opt.params);
-  {
-    PhaseTimer timer("fit");
-    if (start.is_empty()) km.fit(data.X);
-    else km.fit_from(data.X, start);
-    timer.set_detail("seeding " + fixed(km.seeding_seconds(), 3) + " s, " + std::to_string(km.total_iterations()) +
-                     " Lloyd iterations " + fixed(km.lloyd_seconds(), 3) + " s");
-  }
-  save_model(km, opt.output, {data.feature_names, data.had_header, "", {}, {}}, data);
+// "kmeans: k=3, energy 78.85 after 4 iterations (converged, best of 10 restarts);
+// cluster sizes 50 38 62"
+std::string summary(const KMeans& km) {
   std::string sizes;
   for (arma::uword l = 0; l < km.k(); ++l) sizes += (l ? " " : "") + std::to_string(km.cluster_sizes()[l]);
   std::string energy;
   io::append_number(energy, km.energy());
-  note("kmeans: k=" + std::to_string(km.k()) + ", energy " + energy + " after " + std::to_string(km.n_iter()) +
-       " iterations (" + name_of(km.stop()) + ", best of " + std::to_string(km.n_restarts()) +
-       " restarts); cluster sizes " + sizes);
+  return "kmeans: k=" + std::to_string(km.k()) + ", energy " + energy + " after " + std::to_string(km.n_iter()) +
+         " iterations (" + name_of(km.stop()) + ", best of " + std::to_string(km.n_restarts()) +
+         " restarts); cluster sizes " + sizes;
 }
+
+// Fit hooks: --centroids FILE starts Lloyd from the centroids it lists (the data's
+// columns, by name when both have a header) instead of seeding; k is then their count.
+struct Centroids {
+  std::string path;
+  void add_option(CLI::App* fit, KMeans::Params& params) {
+    params.k = 0;  // "not given": --centroids may say
+    fit->add_option("--centroids", path,
+                    "Start from these centroids (CSV, the data's columns, one centroid per row) instead of seeding");
+    // Before any data is read.
+    fit->parse_complete_callback([this, &params] {
+      if (params.k == 0 && path.empty()) throw UsageError("-k is required (or --centroids FILE)");
+    });
+  }
+  KMeans fit(KMeans::Params params, const FitInput& in) const {
+    const io::Table& data = in.data;
+    if (path.empty()) return std::move(KMeans(params).fit(data.X));
+    refuse_overwrite(in.output, {path});
+    DataOptions copt = in.data_options;
+    copt.path = path;
+    copt.ignore.clear();
+    const arma::mat start = read_data_for({data.feature_names, data.had_header, "", {}, {}}, copt).X;
+    if (params.k != 0 && params.k != start.n_rows)
+      throw UsageError("-k " + std::to_string(params.k) + " but " + path + " has " + std::to_string(start.n_rows) +
+                       " centroids");
+    params.k = start.n_rows;
+    return std::move(KMeans(params).fit_from(data.X, start));
+  }
+};
 
 void run_predict(const PredictOptions& opt) {
   refuse_overwrite(opt.output, {opt.data.path, opt.model});
@@ -139,18 +140,16 @@ void setup_kmeans(CLI::App& app) {
       "  mlt kmeans predict iris.km data/iris.csv --distances > clusters.csv\n"
       "  mlt kmeans score iris.km data/iris.csv --labels species --json");
 
-  auto fit_opt = std::make_shared<FitOptions>();
-  auto* fit = km->add_subcommand("fit", "Cluster the rows of DATA and save the centroids as a model");
-  add_data_options(fit, fit_opt->data);
-  fit->add_option("-o,--output", fit_opt->output, "Model file to write")->required();
-  const auto flags = add_param_flags(fit, fit_opt->params, KMeans::Params::table());
-  fit_opt->params.k = 0;  // "not given": --centroids may say
-  fit->add_option("--centroids", fit_opt->centroids,
-                  "Start from these centroids (CSV, the data's columns, one centroid per row) instead of seeding");
-  fit->callback([fit_opt, flags] {
-    flags.refuse_inapplicable(fit_opt->params);
-    run_fit(*fit_opt);
-  });
+  auto centroids = std::make_shared<Centroids>();
+  add_fit_verb<KMeans>(
+      km, CvTask::none, "Cluster the rows of DATA and save the centroids as a model",
+      {.summary = [](const KMeans& m, const FitData&) { return summary(m); },
+       .options = [centroids](CLI::App* fit, KMeans::Params& params) { centroids->add_option(fit, params); },
+       .fit = [centroids](KMeans::Params params, const FitInput& in) { return centroids->fit(params, in); },
+       .detail = [](const KMeans& m) {
+         return "seeding " + fixed(m.seeding_seconds(), 3) + " s, " + std::to_string(m.total_iterations()) +
+                " Lloyd iterations " + fixed(m.lloyd_seconds(), 3) + " s";
+       }});
 
   auto pr_opt = std::make_shared<PredictOptions>();
   auto* pr = km->add_subcommand("predict", "Assign each row of DATA to its nearest centroid (1-based cluster)");

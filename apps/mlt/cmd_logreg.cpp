@@ -53,50 +53,6 @@ std::string coefficient_table(const LogReg& m, const Names& classes, const Names
   return out;
 }
 
-// cv fast path: warm starts along the lambda grid. The points that differ only in
-// lambda share one task per split, which fits the largest lambda from zero and each
-// smaller one from the previous solution (LogReg::fit with a start): the optima move
-// little between neighbouring lambdas, so each fit needs fewer Newton steps. Every fit
-// meets the same absolute stopping test as a cold one (LogRegParams::tol), so the
-// scores equal the plain path's up to the solver tolerance. Linear models only: kernel logistic regression (the same
-// solver, on the dual coefficients) is too ill conditioned for the warm start to save
-// iterations (tests/lib/logreg_test.cpp), so kernel grids take the plain path.
-std::optional<FastPath> logreg_warm_path(const FastPathInput<LogReg, Labels>& in) {
-  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
-  if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
-  if (in.base.kernelized || axis_index(in.grid, "kernel")) return std::nullopt;
-  const std::size_t a = *axis;
-  FastPath fast;
-  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
-  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &y = in.y, metric = in.metric,
-                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
-    // The group's points by decreasing lambda (stable: equal lambdas keep grid order).
-    std::vector<std::size_t> order(points.size());
-    for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
-      return grid.point(points[i])[a].number > grid.point(points[j])[a].number;
-    });
-    const arma::uvec train = split.train();
-    const arma::mat X_train = X.rows(train), X_test = X.rows(split.test);
-    const Labels y_train = y.elem(train), y_test = y.elem(split.test);
-    std::vector<double> out(points.size());
-    std::optional<LogReg> previous;
-    for (std::size_t j : order) {
-      LogReg::Params params = base;
-      apply(params, grid.point(points[j]));
-      LogReg e(params);
-      if (previous) e.fit(X_train, y_train, 0, *previous);
-      else e.fit(X_train, y_train);
-      arma::mat proba;
-      if (metric == "log_loss") proba = e.predict_proba(X_test);
-      out[j] = metrics::classification_score(metric, y_test, e.predict(X_test), &proba);
-      previous = std::move(e);
-    }
-    return out;
-  };
-  return fast;
-}
-
 }  // namespace
 
 void setup_logreg(CLI::App& app) {
@@ -136,7 +92,12 @@ void setup_logreg(CLI::App& app) {
                                     "Cross-validate logistic regression over a grid of penalties (and kernels)");
   cv.declared_params();
   cv.metrics(classification_metrics<LogReg>(), "accuracy");
-  cv.fast_path<Labels>(logreg_warm_path);
+  // Warm starts along λ (cv::lambda_path_scores); kernel grids take the plain path,
+  // where they save nothing (cv::warm_start_applies).
+  cv.fast_path<Labels>([](const FastPathInput<LogReg, Labels>& in) -> std::optional<FastPath> {
+    if (!cv::warm_start_applies(in.base) || axis_index(in.grid, "kernel")) return std::nullopt;
+    return axis_path<double>(in, "lambda", lambda_path_scores);
+  });
 }
 
 }  // namespace mlt::app

@@ -45,39 +45,6 @@ std::string summary(const Svm& m, const FitData& d) {
   return out;
 }
 
-// cv's fast path for the kernel SVM: the points of the grid that differ only in λ
-// share one Gram matrix per split (Svm::fit_lambda_path), so the kernel is evaluated
-// once per pair of training rows for all of them. Each model is exactly the plain
-// path's (the same kernel bits, the same SMO steps), so the report is the same to the
-// last bit (tests/apps/svm_test.sh compares with --no-fast-path). Without a kernel, or
-// when the Gram matrix would not fit in --cache-mb, fit_lambda_path fits each λ plainly.
-std::optional<FastPath> svm_gram_path(const FastPathInput<Svm, Labels>& in) {
-  const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
-  if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
-  if (!in.base.kernelized && !axis_index(in.grid, "kernel")) return std::nullopt;
-  const std::size_t a = *axis;
-  FastPath fast;
-  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
-  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &y = in.y, metric = in.metric,
-                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
-    Svm::Params params = base;
-    apply(params, grid.point(points.at(0)));  // what the group shares
-    std::vector<double> lambdas;
-    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
-    const arma::uvec train = split.train();
-    const arma::mat X_test = X.rows(split.test);
-    const Labels y_test = y.elem(split.test);
-    std::vector<double> out(points.size());
-    Svm::fit_lambda_path(params, lambdas, X.rows(train), y.elem(train), 0, [&](std::size_t j, const Svm& e) {
-      arma::mat proba;
-      if (metric == "log_loss") proba = e.predict_proba(X_test);
-      out[j] = metrics::classification_score(metric, y_test, e.predict(X_test), &proba);
-    });
-    return out;
-  };
-  return fast;
-}
-
 }  // namespace
 
 void setup_svm(CLI::App& app) {
@@ -99,7 +66,13 @@ void setup_svm(CLI::App& app) {
   add_cv_command<Svm>(cmd, CvTask::classification, "Cross-validate the SVM over grids of its parameters")
       .declared_params()
       .metrics(classification_metrics<Svm>(), "accuracy")
-      .fast_path<Labels>(svm_gram_path);
+      // One Gram matrix per split for every λ (cv::lambda_path_scores), where there is
+      // a kernel; each model is exactly the plain path's (tests/apps/svm_test.sh
+      // compares with --no-fast-path).
+      .fast_path<Labels>([](const FastPathInput<Svm, Labels>& in) -> std::optional<FastPath> {
+        if (!in.base.kernelized && !axis_index(in.grid, "kernel")) return std::nullopt;
+        return axis_path<double>(in, "lambda", lambda_path_scores);
+      });
 }
 
 }  // namespace mlt::app

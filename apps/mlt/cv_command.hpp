@@ -52,6 +52,7 @@
 #include "mlt/cv/folds.hpp"
 #include "mlt/cv/grid.hpp"
 #include "mlt/cv/lambda_path.hpp"
+#include "mlt/cv/parameter_paths.hpp"
 #include "mlt/cv/search.hpp"
 #include "mlt/metrics.hpp"
 
@@ -208,33 +209,46 @@ std::optional<std::size_t> axis_index(const cv::Grid& grid, const std::string& n
 // points differing only along that axis.
 std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::size_t axis);
 
-// The λ-path fast paths of ridge and exact krr (mlt/cv/lambda_path.hpp), for an
-// Estimator whose Params has a `lambda` and the library's overloads for them: this is
-// the glue from the grid to the library's per-split scores. The points that differ
-// only in λ form one group (one task per split).
-//
-// lambda_path: every λ of the grid's lambda axis from one decomposition per split,
-// where cv::lambda_path_applies; nothing otherwise (the plain path).
+// A fast path along the grid's axis `name`: the points that differ only there form
+// one group (one task per split), scored together by
+// scores(the params the group shares, the axis values in the group's order, X, y,
+// split, metric), a library function of mlt/cv/lambda_path.hpp or
+// parameter_paths.hpp. Only where the axis has two values or more (one value is one
+// fit either way).
+template <class Value, class Estimator, class Target, class Scores>
+std::optional<FastPath> axis_path(const FastPathInput<Estimator, Target>& in, const std::string& name,
+                                  Scores scores) {
+  const std::optional<std::size_t> axis = axis_index(in.grid, name);
+  if (!axis || in.grid.axes()[*axis].values.size() < 2) return std::nullopt;
+  const std::size_t a = *axis;
+  FastPath fast;
+  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &y = in.y, metric = in.metric, a,
+                 scores](const cv::Split& split, const std::vector<std::size_t>& points) {
+    typename Estimator::Params params = base;
+    apply(params, grid.point(points.at(0)));  // what the group shares
+    std::vector<Value> values;
+    for (std::size_t p : points) values.push_back(static_cast<Value>(grid.point(p)[a].number));
+    return scores(params, values, X, y, split, metric);
+  };
+  return fast;
+}
+
+// The library's overload sets, as objects axis_path can take.
+inline constexpr auto lambda_path_scores = [](const auto&... args) { return cv::lambda_path_scores(args...); };
+inline constexpr auto k_path_scores = [](const auto&... args) { return cv::k_path_scores(args...); };
+
+// lambda_path (ridge, exact krr): every λ of the grid's lambda axis from one
+// decomposition per split, where cv::lambda_path_applies; nothing otherwise (the
+// plain path).
 template <class Estimator>
 std::optional<FastPath> lambda_path(const FastPathInput<Estimator, arma::mat>& in) {
-  using Params = typename Estimator::Params;
   const std::optional<std::size_t> axis = axis_index(in.grid, "lambda");
   if (!axis) return std::nullopt;
   std::vector<double> values;
   for (const cv::Value& v : in.grid.axes()[*axis].values) values.push_back(v.number);
   if (!cv::lambda_path_applies(in.base, values)) return std::nullopt;
-  const std::size_t a = *axis;
-  FastPath fast;
-  fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
-  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &Y = in.y, metric = in.metric,
-                 a](const cv::Split& split, const std::vector<std::size_t>& points) {
-    Params params = base;
-    apply(params, grid.point(points.at(0)));  // what the group shares
-    std::vector<double> lambdas;
-    for (std::size_t p : points) lambdas.push_back(grid.point(p)[a].number);
-    return cv::lambda_path_scores(params, lambdas, X, Y, split, metric);
-  };
-  return fast;
+  return axis_path<double>(in, "lambda", lambda_path_scores);
 }
 
 // loo_lambda_path: on leave-one-out folds where cv::loo_path_applies, every λ in closed

@@ -27,6 +27,13 @@ struct FitData {
   arma::mat Y;   // regression: the targets
 };
 
+// What an unsupervised fit with inputs of its own (FitHooks::fit) is given.
+struct FitInput {
+  const io::Table& data;     // DATA as read
+  const DataOptions& data_options;  // how it was read (to read a companion file alike)
+  const std::string& output; // the model file to be written (no input may be it)
+};
+
 template <class E>
 struct FitHooks {
   // The header's "info": what `mlt info` shows of this model beyond its parameters
@@ -38,6 +45,13 @@ struct FitHooks {
   // `regression`): the task its parameters ask for. --target then takes several
   // columns, which only a regression may use.
   std::function<CvTask(const typename E::Params&)> task = nullptr;
+  // For an unsupervised fit that takes more than DATA (k-means' --centroids):
+  // `options` adds its flags (and may change parameter defaults), `fit` reads what
+  // they name and fits in place of E(params).fit(X), and `detail` adds to the fit's
+  // timing line (--timings).
+  std::function<void(CLI::App* fit, typename E::Params& params)> options = nullptr;
+  std::function<E(typename E::Params params, const FitInput& input)> fit = nullptr;
+  std::function<std::string(const E&)> detail = nullptr;
 };
 
 // Adds `fit` under an algorithm's command. Classification: --target is one column
@@ -57,6 +71,7 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
   fit->add_option("-o,--output", opt->output, "Model file to write")->required();
   if (task != CvTask::none) add_target_option(fit, opt->targets, task == CvTask::regression || hooks.task);
   const auto flags = add_param_flags(fit, opt->params, E::Params::table());
+  if (hooks.options) hooks.options(fit, opt->params);
   fit->callback([opt, flags, declared_task = task, hooks] {
     flags.refuse_inapplicable(opt->params);
     const CvTask task = hooks.task ? hooks.task(opt->params) : declared_task;
@@ -65,9 +80,10 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
     refuse_overwrite(opt->output, {opt->data.path});
     E model(opt->params);
     FitData d;
-    const auto timed_fit = [&model](const auto&... args) {
+    const auto timed_fit = [&model, &hooks](const auto&... args) {
       PhaseTimer timer("fit");
       model.fit(args...);
+      if (hooks.detail) timer.set_detail(hooks.detail(model));
     };
     if (task == CvTask::classification) {
       ClassificationData c = read_classification_data(opt->data, opt->targets.empty() ? "" : opt->targets[0]);
@@ -91,7 +107,11 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
       d.Y = std::move(r.Y);
     } else {
       d.table = read_training_data(opt->data);
-      if constexpr (requires(E& e, const arma::mat& X) { e.fit(X); })
+      if (hooks.fit) {
+        PhaseTimer timer("fit");
+        model = hooks.fit(opt->params, {d.table, opt->data, opt->output});
+        if (hooks.detail) timer.set_detail(hooks.detail(model));
+      } else if constexpr (requires(E& e, const arma::mat& X) { e.fit(X); })
         timed_fit(d.table.X);
       else
         throw std::logic_error("add_fit_verb: the estimator needs a target");

@@ -216,6 +216,14 @@ arma::mat Knn::predict_proba(const arma::mat& X) const {
 
 arma::mat Knn::predict_values(const arma::mat& X) const { return average(kneighbors(X)); }
 
+TaskPrediction Knn::predict_task(const arma::mat& X) const {
+  const Neighbors nb = kneighbors(X);
+  TaskPrediction out;
+  if (params_.regression) out.values = average(nb);
+  else out.classes = vote(nb, 0, &out.values);
+  return out;
+}
+
 double Knn::score(const arma::mat& X, const Labels& y) const {
   check_same_rows(X, y.n_elem, "labels");
   return metrics::accuracy(y, predict(X));

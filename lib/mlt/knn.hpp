@@ -75,6 +75,8 @@ class Knn {
   // width; 0: params.k). `proba`, when given, receives the vote shares.
   Labels vote(const Neighbors& nb, std::size_t k = 0, arma::mat* proba = nullptr) const;
   arma::mat average(const Neighbors& nb, std::size_t k = 0) const;
+  // One search: the classes and vote shares (classification), or the averages.
+  TaskPrediction predict_task(const arma::mat& X) const;
 
   // Higher is better: accuracy (classification), R² (regression).
   double score(const arma::mat& X, const Labels& y) const;
@@ -82,6 +84,7 @@ class Knn {
 
   bool is_fitted() const { return !X_.is_empty(); }
   bool is_regression() const { return params_.regression; }
+  bool is_classification() const { return !params_.regression; }
   std::size_t n_features() const { return X_.n_cols; }
   std::size_t n_train() const { return X_.n_rows; }
   std::size_t n_classes() const { return n_classes_; }
@@ -116,6 +119,6 @@ class Knn {
   arma::vec kernel_diag_;    // n: k(x_i, x_i) of the training rows
 };
 
-static_assert(ProbabilisticClassifier<Knn>);
+static_assert(TaskByParameter<Knn>);
 
 }  // namespace mlt

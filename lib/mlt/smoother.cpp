@@ -168,6 +168,13 @@ Labels Smoother::predict(const arma::mat& X) const {
   return classes_of(predict_values(X));
 }
 
+TaskPrediction Smoother::predict_task(const arma::mat& X) const {
+  TaskPrediction out;
+  out.values = predict_values(X, &out.n_defaulted);
+  if (params_.classification) out.classes = classes_of(out.values);
+  return out;
+}
+
 arma::mat Smoother::loo_predict(double bandwidth, SmootherWindow window, std::size_t* n_empty) const {
   require_fitted();
   if (!(bandwidth > 0) || !std::isfinite(bandwidth)) throw UsageError("bandwidth must be a finite number > 0");

@@ -79,6 +79,8 @@ class Smoother {
   arma::mat predict_proba(const arma::mat& X) const { return predict_values(X); }  // classification
   // Classification: the most probable class per row (ties: the lower index).
   Labels predict(const arma::mat& X) const;
+  // One pass: predict_values, the classes of classification, and the empty windows.
+  TaskPrediction predict_task(const arma::mat& X) const;
   // The class with the highest probability in each row of P (ties: the lower index).
   static Labels classes_of(const arma::mat& P);
 
@@ -118,7 +120,7 @@ class Smoother {
   arma::rowvec mean_;    // 1 x t: Y's column means, each summed in row order
 };
 
-static_assert(ProbabilisticClassifier<Smoother>);
+static_assert(TaskByParameter<Smoother>);
 
 // The smoother as a Regressor (mlt/core/estimator.hpp): predict gives the smoothed
 // targets. The same model file as Smoother's.

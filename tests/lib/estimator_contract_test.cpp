@@ -283,6 +283,51 @@ TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, m
   }
 }
 
+// A classifier or regressor by a parameter (TaskByParameter): the one pass the shared
+// predict and score verbs use gives exactly what the separate calls give, for both
+// tasks.
+TEST_CASE_TEMPLATE("task by parameter: predict_task is predict, predict_proba and predict_values", E, mlt::Knn,
+                   mlt::Smoother) {
+  static_assert(mlt::TaskByParameter<E>);
+  const arma::mat X = sample_features(60, 4, 1);
+  const arma::mat test = sample_features(25, 4, 3);
+  typename E::Params p;
+  if constexpr (std::is_same_v<E, mlt::Knn>) {
+    p.k = 4;
+    p.weights = mlt::KnnWeights::distance;
+  } else {
+    p.window = mlt::SmootherWindow::box;
+    p.bandwidth = 0.8;  // narrow enough that some test rows have an empty window
+  }
+  SUBCASE("classification") {
+    if constexpr (std::is_same_v<E, mlt::Knn>) p.regression = false;
+    else p.classification = true;
+    E e(p);
+    e.fit(X, class_target(X), 3);
+    REQUIRE(e.is_classification());
+    const mlt::TaskPrediction t = e.predict_task(test);
+    CHECK(arma::all(t.classes == e.predict(test)));
+    CHECK(arma::approx_equal(t.values, e.predict_proba(test), "absdiff", 0.0));
+  }
+  SUBCASE("regression") {
+    if constexpr (std::is_same_v<E, mlt::Knn>) p.regression = true;
+    E e(p);
+    e.fit(X, regression_target(X));
+    REQUIRE_FALSE(e.is_classification());
+    const mlt::TaskPrediction t = e.predict_task(test);
+    CHECK(t.classes.is_empty());
+    if constexpr (std::is_same_v<E, mlt::Smoother>) {
+      std::size_t n_empty = 0;
+      CHECK(arma::approx_equal(t.values, e.predict_values(test, &n_empty), "absdiff", 0.0));
+      CHECK(t.n_defaulted == n_empty);
+      CHECK(n_empty > 0);  // the case is exercised
+    } else {
+      CHECK(arma::approx_equal(t.values, e.predict_values(test), "absdiff", 0.0));
+      CHECK(t.n_defaulted == 0);
+    }
+  }
+}
+
 // Row independence holds by construction (mlt/core/rowwise.hpp), so it is checked
 // exactly for every kernel and variant, not only for the contract's configuration:
 // reversed rows, two chunks, and one row at a time give the same bits as the batch.

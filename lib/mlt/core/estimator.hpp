@@ -48,6 +48,26 @@ concept ProbabilisticClassifier = Classifier<E> && requires(const E& c, const ar
   { c.predict_proba(X) } -> std::same_as<arma::mat>;
 };
 
+// What one prediction pass over m rows gives for a model that is a classifier or a
+// regressor by a parameter (TaskByParameter).
+struct TaskPrediction {
+  Labels classes;    // classification: the class of each row (m); regression: empty
+  arma::mat values;  // classification: m x K class probabilities; regression: m x t targets
+  // Rows the model had no evidence for, predicted by its stated default rule (the
+  // smoother's empty windows); 0 for a model without one.
+  std::size_t n_defaulted = 0;
+};
+
+// A classifier or a regressor by a parameter (knn's `regression`, the smoother's
+// `classification`): one model kind with two tasks, the command line's shared
+// task-polymorphic verbs. predict_task computes the classes and their probabilities
+// in one pass, as the costly part (the neighbour search, the windows) is shared.
+template <typename E>
+concept TaskByParameter = ProbabilisticClassifier<E> && requires(const E& c, const arma::mat& X) {
+  { c.is_classification() } -> std::same_as<bool>;
+  { c.predict_task(X) } -> std::same_as<TaskPrediction>;
+};
+
 // Unsupervised, X -> a new representation (m x k).
 template <typename E>
 concept Transformer = Estimator<E> && requires(E& e, const E& c, const arma::mat& X) {

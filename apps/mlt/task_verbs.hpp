@@ -1,0 +1,131 @@
+// The predict and score verbs of a command whose model is a classifier or a regressor
+// by a parameter (mlt/core/estimator.hpp: TaskByParameter; knn's --regression, the
+// smoother's --classification), written once. The model file says which it is:
+// predict writes the class label in a column named after the target (with --proba one
+// probability column per class) or one column per numeric target; score prints the
+// classification report (confusion matrix, log_loss from the probabilities) or the
+// regression metrics. Both from one prediction pass (E::predict_task).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "data_options.hpp"
+#include "model_io.hpp"
+#include "output.hpp"
+#include "mlt/core/error.hpp"
+#include "mlt/core/estimator.hpp"
+#include "mlt/labels.hpp"
+
+namespace mlt::app {
+
+// What a command adds to its task-polymorphic verbs.
+template <class E>
+struct TaskVerbs {
+  // predict --<flag>: columns appended after the predictions (knn's neighbours).
+  struct Columns {
+    std::string flag;  // "--neighbors"
+    std::string help;
+    std::function<std::pair<Names, arma::mat>(const E&, const arma::mat& X)> make;
+  };
+  std::optional<Columns> columns = std::nullopt;
+  // The model's default rule for rows without evidence (TaskPrediction::n_defaulted):
+  // the name score gives the count in its JSON, and the line stderr gets when it
+  // happened (rows, of how many, classification or not).
+  std::string defaulted_key = "";
+  std::function<std::string(std::size_t n_defaulted, std::size_t n_rows, bool classification)> defaulted_note = nullptr;
+};
+
+template <TaskByParameter E>
+void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
+  struct Options {
+    std::string model;
+    DataOptions data;
+    std::string output = "-";
+    bool proba = false;
+    bool columns = false;
+    bool json = false;
+  };
+  const std::string model_help = std::string("Model file from mlt ") + E::kind + " fit";
+  const auto load = [](const std::string& path) {
+    LoadedModel loaded = read_model(path, E::kind);
+    E model = E::load(loaded.reader);
+    if (model.is_classification() && loaded.schema.classes.size() != model.n_classes())
+      loaded.reader.fail("class names do not match n_classes");
+    return std::pair<LoadedModel, E>(std::move(loaded), std::move(model));
+  };
+  const auto tell = [verbs](const TaskPrediction& p, std::size_t n_rows, bool classification) {
+    if (p.n_defaulted > 0 && verbs.defaulted_note) note(verbs.defaulted_note(p.n_defaulted, n_rows, classification));
+  };
+  const auto targets_of = [](const DataSchema& schema) {
+    return schema.targets.empty() ? Names{schema.target} : schema.targets;
+  };
+
+  auto pr_opt = std::make_shared<Options>();
+  auto* pr = command->add_subcommand("predict", "Predict the class or the numeric target(s) of each row of DATA");
+  pr->add_option("model", pr_opt->model, model_help)->required();
+  add_data_options(pr, pr_opt->data);
+  pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
+  pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after it (classifiers)");
+  if (verbs.columns) pr->add_flag(verbs.columns->flag, pr_opt->columns, verbs.columns->help);
+  pr->callback([pr_opt, load, tell, targets_of, verbs] {
+    const Options& opt = *pr_opt;
+    refuse_overwrite(opt.output, {opt.data.path, opt.model});
+    const auto [loaded, model] = load(opt.model);
+    const bool classification = model.is_classification();
+    if (opt.proba && !classification) throw UsageError("--proba needs a classifier; this model is a regressor");
+    const DataSchema& schema = loaded.schema;
+    const io::Table data = read_data_for(schema, opt.data);
+    const TaskPrediction p = model.predict_task(data.X);
+    CsvColumns out;
+    std::vector<std::string> labels;
+    arma::mat values;
+    if (classification) {
+      labels = LabelEncoder(schema.classes).decode(p.classes);
+      out.text_names = {schema.target};
+      out.text = {&labels};
+      if (opt.proba) {
+        values = p.values;
+        out.names = schema.classes;
+      }
+    } else {
+      values = p.values;
+      out.names = targets_of(schema);
+    }
+    if (opt.columns) {
+      auto [names, extra] = verbs.columns->make(model, data.X);
+      for (std::string& n : names) out.names.push_back(std::move(n));
+      values = values.is_empty() ? extra : arma::mat(arma::join_rows(values, extra));
+    }
+    if (!out.names.empty()) out.values = &values;
+    write_csv(opt.output, out);
+    tell(p, data.n_rows(), classification);
+  });
+
+  auto sc_opt = std::make_shared<Options>();
+  auto* sc = command->add_subcommand(
+      "score", "Accuracy, balanced accuracy, macro F1, log loss and confusion matrix (classifiers), or mse, rmse, mae "
+               "and r2 (regressors), of MODEL on DATA");
+  sc->add_option("model", sc_opt->model, model_help)->required();
+  add_data_options(sc, sc_opt->data);
+  sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
+  sc->callback([sc_opt, load, tell, targets_of, verbs] {
+    const Options& opt = *sc_opt;
+    const auto [loaded, model] = load(opt.model);
+    const DataSchema& schema = loaded.schema;
+    const io::Table data = read_data_for(schema, opt.data, targets_of(schema));
+    const TaskPrediction p = model.predict_task(data.X);
+    nlohmann::json fields = {{"n_samples", data.n_rows()}};
+    if (!verbs.defaulted_key.empty()) fields[verbs.defaulted_key] = p.n_defaulted;
+    if (model.is_classification())
+      print_classification_scores(class_truth(data, schema), p.classes, &p.values, schema.classes, opt.json, fields);
+    else
+      print_scores(regression_scores(regression_truth(data, schema), p.values), opt.json, fields);
+    tell(p, data.n_rows(), model.is_classification());
+  });
+}
+
+}  // namespace mlt::app
