@@ -71,9 +71,13 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
   params_.gamma = gamma_;
 }
 
+bool is_positive_semidefinite(const KernelParams& kernel) {
+  return kernel.type != KernelType::sigmoid && !(kernel.type == KernelType::poly && kernel.coef0 < 0);
+}
+
 void require_positive_semidefinite(const KernelParams& kernel, const std::string& why) {
   const bool sigmoid = kernel.type == KernelType::sigmoid;
-  if (sigmoid || (kernel.type == KernelType::poly && kernel.coef0 < 0))
+  if (!is_positive_semidefinite(kernel))
     throw UsageError(std::string(sigmoid ? "the sigmoid kernel" : "the poly kernel with coef0 < 0") +
                      " is not positive semi-definite, and " + why +
                      "; use linear, poly (coef0 >= 0), rbf, laplacian or exponential");

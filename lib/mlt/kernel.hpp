@@ -88,6 +88,7 @@ class Kernel {
 // set: sigmoid, and poly with coef0 < 0. (krr, the SVM, the perceptron and kernel PCA
 // are defined without it and say so when the data show it.)
 void require_positive_semidefinite(const KernelParams& kernel, const std::string& why);
+bool is_positive_semidefinite(const KernelParams& kernel);  // the kernels it accepts
 
 // The kernel's parameters as an estimator declares them (core/params.hpp), after its
 // own `kernel` choice: gamma, sigma, degree, coef0 and normalize, each applying where

@@ -42,6 +42,7 @@
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/spd.hpp"
+#include "mlt/top_eigen.hpp"
 
 namespace mlt {
 namespace {
@@ -83,6 +84,21 @@ arma::uword components_to_keep(const PcaParams& params, const arma::vec& ratio, 
     return k;
   }
   return params.n_components ? params.n_components : available;
+}
+
+// Kernel PCA's solver choice. auto takes the iterative solver where it should win:
+// a PSD kernel (its top eigenvalues are the largest in magnitude, and the spectrum's
+// sum is the trace), a given number of components that is at most n / 10, and n at
+// least 1000 (below, the full decomposition takes well under a second). It falls back
+// to the full decomposition when the iteration would cost as much.
+bool use_iterative_solver(const PcaParams& params, std::size_t n) {
+  switch (params.eigen_solver) {
+    case KernelPcaSolver::dense: return false;
+    case KernelPcaSolver::iterative: return true;
+    case KernelPcaSolver::automatic: break;
+  }
+  return is_positive_semidefinite(params.kernel) && params.n_components > 0 && params.n_components * 10 <= n &&
+         n >= 1000;
 }
 
 }  // namespace
@@ -182,9 +198,17 @@ void Pca::fit_kernel(const arma::mat& X) {
     train_ = X;
   }
   kernel_ = Kernel(params_.kernel, X.n_cols);
+  if (params_.eigen_solver == KernelPcaSolver::iterative) {
+    if (params_.n_components == 0 || params_.n_components >= n)
+      throw UsageError("eigen_solver iterative finds a given number of components, fewer than the rows: give "
+                       "n_components (not variance)");
+    require_positive_semidefinite(params_.kernel, "eigen_solver iterative needs one");
+  }
   // The Gram matrix, the eigenvectors and dsyevd's workspace (1 + 6n + 2n² doubles):
-  // about 4 n x n matrices. Refused before allocating rather than failing midway.
-  const double need = 32.0 * static_cast<double>(n) * static_cast<double>(n);
+  // about 4 n x n matrices; the iterative solver alone, the Gram matrix and a few
+  // n x b blocks. Refused before allocating rather than failing midway.
+  const double nn = static_cast<double>(n) * static_cast<double>(n);
+  const double need = params_.eigen_solver == KernelPcaSolver::iterative ? 8.0 * nn + 400.0 * n : 32.0 * nn;
   const double have = spd::available_memory();
   if (have > 0 && need > have) {
     char buf[200];
@@ -201,20 +225,51 @@ void Pca::fit_kernel(const arma::mat& X) {
   K.each_row() -= kernel_col_mean_;
   K.each_col() -= kernel_col_mean_.t();
   K += kernel_mean_;
-  // The two subtractions round in either order: K̃ is symmetric up to an ulp, and
-  // LAPACK reads only the upper triangle.
-  K = arma::symmatu(K);
+  // The two subtractions round in either order: K̃ is symmetric up to an ulp. Made
+  // exactly symmetric from the upper triangle (which LAPACK reads), in place: a
+  // second n x n matrix would double the iterative solver's memory.
+  for (arma::uword j = 0; j < n; ++j)
+    for (arma::uword i = j + 1; i < n; ++i) K(i, j) = K(j, i);
 
+  // Residual bound of the iterative solver, relative to λ_max: eigenvectors within
+  // 1e-12 λ_max / gap of the exact ones (top_eigen.hpp), where the full decomposition
+  // gives O(n ε λ_max / gap), and near the floor of a product with K in doubles.
+  constexpr double kTopEigenTol = 1e-12;
+  // The decomposition: the top k by subspace iteration when asked or when it pays
+  // (mlt/top_eigen.hpp), else every eigenpair. `lambda` decreasing, V's columns the
+  // eigenvectors, `positive` the sum of the positive spectrum.
   arma::vec lambda;
   arma::mat V;
-  // dsytrd's symv splits its sums by thread: one thread keeps the model's bits
-  // independent of --threads and cv's --jobs (core/parallel.hpp).
-  const BlasSingleThreaded blas;
-  if (!arma::eig_sym(lambda, V, K, "dc") && !arma::eig_sym(lambda, V, K, "std"))
-    throw DataError("kernel PCA: the eigen-decomposition did not converge");
+  double positive = 0;
+  bool all = true;  // lambda holds the whole spectrum
+  if (use_iterative_solver(params_, n)) {
+    const bool asked = params_.eigen_solver == KernelPcaSolver::iterative;
+    const std::size_t budget = top_eigen_pass_budget(n, params_.n_components);
+    // Asked for, it may take longer than the full decomposition would.
+    std::optional<TopEigen> top = top_eigenpairs(K, params_.n_components, kTopEigenTol, asked ? 20 * budget : budget);
+    if (!top && asked)
+      throw DataError("kernel PCA: the iterative eigensolver did not converge in " + std::to_string(20 * budget) +
+                      " passes (the spectrum decays too slowly past component " +
+                      std::to_string(params_.n_components) + "); use eigen_solver dense");
+    if (top) {
+      lambda = std::move(top->values);
+      V = std::move(top->vectors);
+      // A PSD kernel's centred spectrum is >= 0 but for rounding: its sum is the trace.
+      positive = arma::trace(K);
+      all = false;
+    }
+  }
+  if (all) {
+    // dsytrd's symv splits its sums by thread: one thread keeps the model's bits
+    // independent of --threads and cv's --jobs (core/parallel.hpp).
+    const BlasSingleThreaded blas;
+    if (!arma::eig_sym(lambda, V, K, "dc") && !arma::eig_sym(lambda, V, K, "std"))
+      throw DataError("kernel PCA: the eigen-decomposition did not converge");
+    lambda = arma::reverse(lambda);  // decreasing
+    V = arma::fliplr(V);
+    positive = arma::accu(arma::clamp(lambda, 0.0, arma::datum::inf));
+  }
   K.reset();
-  lambda = arma::reverse(lambda);  // decreasing
-  V = arma::fliplr(V);
   const double top = lambda[0];
   if (!(top > 0))
     throw DataError("kernel PCA: the centred kernel matrix has no positive eigenvalue (all " + std::to_string(n) +
@@ -222,8 +277,8 @@ void Pca::fit_kernel(const arma::mat& X) {
   // A PSD kernel's centred spectrum is >= 0 up to the eigensolver's rounding,
   // O(n ε λ_max); well below that the kernel is indefinite on these data (sigmoid,
   // poly with coef0 < 0): kernel PCA is still defined on the positive part, but the
-  // user should know what is left out.
-  if (lambda[n - 1] < -10.0 * static_cast<double>(n) * std::numeric_limits<double>::epsilon() * top) {
+  // user should know what is left out. (The iterative solver serves PSD kernels only.)
+  if (all && lambda[n - 1] < -10.0 * static_cast<double>(n) * std::numeric_limits<double>::epsilon() * top) {
     std::ostringstream m;
     m << "kernel PCA: the " << name_of(kernel_.params().type)
       << " kernel is not positive semi-definite on these data: the centred kernel matrix has negative eigenvalues "
@@ -232,10 +287,9 @@ void Pca::fit_kernel(const arma::mat& X) {
     warn(m.str());
   }
   arma::uword usable = 0;
-  while (usable < n && lambda[usable] > kEigenTol * top) ++usable;
+  while (usable < lambda.n_elem && lambda[usable] > kEigenTol * top) ++usable;
   // The ratios are of the positive spectrum: an indefinite kernel's negative
   // eigenvalues carry no variance (and a PSD kernel's are rounding, of order n ε λ_max).
-  const double positive = arma::accu(arma::clamp(lambda, 0.0, arma::datum::inf));
   const arma::vec ratio = lambda.head(usable) / positive;
   if (params_.n_components > usable)
     throw DataError("kernel PCA: n_components=" + std::to_string(params_.n_components) + " but only " +
@@ -407,6 +461,12 @@ const ParamTable<PcaParams>& PcaParams::table() {
                                      "n >> p), or auto"),
                            [](const P& p) { return !p.kernelized; }, "to linear PCA only (not with `kernel`)"));
     d.back().sweep = false;
+    d.push_back(applies_if(choice<P>("eigen_solver", &P::eigen_solver,
+                                     "Kernel PCA's eigensolver: dense (every eigenpair), iterative (the top "
+                                     "components only, by subspace iteration: for a few components of many rows), "
+                                     "or auto"),
+                           [](const P& p) { return p.kernelized; }, "to kernel PCA only (with `kernel`)"));
+    d.back().sweep = false;
     // Giving a kernel makes the model kernel PCA.
     for (Param<P>& k : optional_kernel_param_table<P>(
              "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid or linear (default: linear PCA in the "
@@ -454,6 +514,9 @@ Pca Pca::load(const io::ModelReader& in) {
   if (!kPcaSolverNames.accepts(solver)) in.fail("unknown pca solver \"" + solver + "\"");
   p.solver = parse_name<PcaSolver>(solver);
   p.kernelized = in.get_or<std::string>("/params/kernel", "none") != "none";  // absent before kernel PCA
+  const auto eigen_solver = in.get_or<std::string>("/params/eigen_solver", "auto");  // absent before the choice
+  if (!kKernelPcaSolverNames.accepts(eigen_solver)) in.fail("unknown eigen solver \"" + eigen_solver + "\"");
+  p.eigen_solver = parse_name<KernelPcaSolver>(eigen_solver);
   Pca pca(p);
   const auto n_features = in.get<std::size_t>("/fitted/n_features");
   const auto k = in.get<std::size_t>("/fitted/n_components");

@@ -25,6 +25,16 @@ inline constexpr NameTable<PcaSolver, 3> kPcaSolverNames{
     "pca solver", {{{PcaSolver::automatic, "auto"}, {PcaSolver::svd, "svd"}, {PcaSolver::covariance, "covariance"}}}};
 constexpr const auto& name_table(PcaSolver) { return kPcaSolverNames; }
 
+enum class KernelPcaSolver {
+  automatic,  // iterative for a few components of many rows (PSD kernel, -k given), else dense
+  dense,      // every eigenpair of the centred kernel matrix (LAPACK dsyevd)
+  iterative,  // the top k only, by subspace iteration (mlt/top_eigen.hpp)
+};
+inline constexpr NameTable<KernelPcaSolver, 3> kKernelPcaSolverNames{
+    "eigen solver",
+    {{{KernelPcaSolver::automatic, "auto"}, {KernelPcaSolver::dense, "dense"}, {KernelPcaSolver::iterative, "iterative"}}}};
+constexpr const auto& name_table(KernelPcaSolver) { return kKernelPcaSolverNames; }
+
 struct PcaParams {
   std::size_t n_components = 0;  // k; 0: all min(n, p), unless `variance` is set
   double variance = 0;           // in (0, 1): the fewest components whose explained
@@ -33,6 +43,7 @@ struct PcaParams {
   bool standardize = false;      // divide centred columns by their standard deviation
   PcaSolver solver = PcaSolver::automatic;  // linear PCA only
   bool kernelized = false;       // kernel PCA with `kernel`
+  KernelPcaSolver eigen_solver = KernelPcaSolver::automatic;  // kernel PCA only
   KernelParams kernel;
 
   // The declaration of these parameters (core/params.hpp).

@@ -4,9 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "mlt/io/csv.hpp"
+#include "mlt/core/parallel.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/pca.hpp"
 #include "test_util.hpp"
@@ -77,6 +79,15 @@ TEST_CASE("kernel PCA equals scikit-learn's KernelPCA for every kernel (1e-8 rel
     if (kp.contains("sigma")) p.kernel.sigma = kp["sigma"];
     if (kp.contains("degree")) p.kernel.degree = kp["degree"];
     if (kp.contains("coef0")) p.kernel.coef0 = kp["coef0"];
+    // Both eigensolvers where both apply (a given number of components, a PSD kernel).
+    // The iterative one stops at residuals of 1e-12 λ_max, so its eigenvectors are
+    // within 1e-12 / 4.6e-3 ≈ 2e-10 of the exact ones: inside the same 1e-8.
+    std::vector<mlt::KernelPcaSolver> solvers = {mlt::KernelPcaSolver::dense};
+    if (p.n_components > 0 && mlt::is_positive_semidefinite(p.kernel))
+      solvers.push_back(mlt::KernelPcaSolver::iterative);
+    for (const mlt::KernelPcaSolver solver : solvers) {
+    CAPTURE(mlt::name_of(solver));
+    p.eigen_solver = solver;
     mlt::Pca pca(p);
     pca.fit(train);
 
@@ -93,7 +104,74 @@ TEST_CASE("kernel PCA equals scikit-learn's KernelPCA for every kernel (1e-8 rel
     CHECK(pca.projection_error(test) == doctest::Approx(ref["projection_error_test"].get<double>()).epsilon(1e-8));
     CHECK(pca.explained_variance_ratio(test) ==
           doctest::Approx(ref["explained_variance_ratio_test"].get<double>()).epsilon(1e-8));
+    }
   }
+}
+
+// The iterative eigensolver on more rows than the fixtures: auto takes it (n >= 1000,
+// k <= n / 10, a PSD kernel), with the same bits as asking for it, and it agrees with
+// the full decomposition. Tolerance: the iterative eigenvectors are within
+// 1e-12 λ_1 / gap_j of the exact ones and dsyevd's within about n ε λ_1 / gap_j
+// (Saad, Thm. 3.9; Golub & Van Loan §8.1), so a training score column, v_j √λ_j with
+// unit v_j, moves by at most (1e-12 + n ε) λ_1 / gap_j · √λ_j; twice that is the bound.
+TEST_CASE("kernel PCA: the iterative eigensolver is auto's choice for a few components of many rows, and agrees") {
+  const arma::mat X = mlt::test::random_mat(1200, 3, 7);
+  mlt::PcaParams p = kernel_params(mlt::KernelType::rbf);
+  p.kernel.gamma = 0.5;
+  p.n_components = 6;
+  mlt::Pca automatic(p);
+  automatic.fit(X);
+  p.eigen_solver = mlt::KernelPcaSolver::iterative;
+  mlt::Pca iterative(p);
+  iterative.fit(X);
+  // The same solver: the same bits (the model headers differ in the solver's name, so
+  // compare the numbers).
+  CHECK(arma::approx_equal(automatic.alphas(), iterative.alphas(), "absdiff", 0.0));
+  CHECK(arma::approx_equal(automatic.eigenvalues(), iterative.eigenvalues(), "absdiff", 0.0));
+  p.eigen_solver = mlt::KernelPcaSolver::dense;
+  mlt::Pca dense(p);
+  dense.fit(X);
+  p.n_components = 7;  // for the gap below the last component
+  mlt::Pca dense7(p);
+  dense7.fit(X);
+  const arma::vec& lambda = dense7.eigenvalues();
+  const double n_eps = 1200 * std::numeric_limits<double>::epsilon();
+  const arma::mat Zi = iterative.transform(X), Zd = dense.transform(X);
+  for (arma::uword j = 0; j < 6; ++j) {
+    CAPTURE(j);
+    const double gap = std::min(j > 0 ? lambda[j - 1] - lambda[j] : arma::datum::inf, lambda[j] - lambda[j + 1]);
+    REQUIRE(gap > 0);
+    CHECK(std::abs(iterative.eigenvalues()[j] - lambda[j]) <= 2 * (1e-12 + n_eps) * lambda[0]);
+    const double bound = 2 * (1e-12 + n_eps) * lambda[0] / gap * std::sqrt(lambda[j]);
+    const arma::vec zi = Zi.col(j), zd = Zd.col(j);
+    CHECK(arma::abs((arma::dot(zi, zd) < 0 ? -zi : zi) - zd).max() <= bound);
+  }
+  CHECK(arma::approx_equal(iterative.explained_variance_ratio(), dense.explained_variance_ratio(), "reldiff", 1e-9));
+  // Its products are rowwise and the rest on one BLAS thread: the same bits for any
+  // thread count (core/parallel.hpp).
+  p.eigen_solver = mlt::KernelPcaSolver::iterative;
+  p.n_components = 6;
+  for (unsigned threads : {1u, 3u}) {
+    mlt::set_thread_count(threads);
+    mlt::Pca again(p);
+    again.fit(X);
+    CHECK(saved(again) == saved(iterative));
+  }
+  mlt::set_thread_count(0);
+}
+
+TEST_CASE("kernel PCA: the iterative eigensolver refuses what it cannot do") {
+  const arma::mat X = mlt::test::random_mat(50, 3, 8);
+  mlt::PcaParams p = kernel_params(mlt::KernelType::rbf);
+  p.eigen_solver = mlt::KernelPcaSolver::iterative;
+  p.variance = 0.9;
+  CHECK(mlt::test::error_message([&] { mlt::Pca(p).fit(X); }, mlt::kExitUsage).find("give n_components") !=
+        std::string::npos);
+  p.variance = 0;
+  p.n_components = 2;
+  p.kernel.type = mlt::KernelType::sigmoid;
+  CHECK(mlt::test::error_message([&] { mlt::Pca(p).fit(X); }, mlt::kExitUsage).find("not positive semi-definite") !=
+        std::string::npos);
 }
 
 // Kernel PCA with k(x, y) = <x, y> is PCA: K̃ = X̄X̄ᵀ, whose eigenvectors are U and

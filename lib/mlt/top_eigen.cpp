@@ -1,0 +1,68 @@
+#include "mlt/top_eigen.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mlt/core/error.hpp"
+#include "mlt/core/parallel.hpp"
+#include "mlt/core/random.hpp"
+#include "mlt/core/rowwise.hpp"
+
+namespace mlt {
+namespace {
+
+std::size_t block_size(std::size_t n, std::size_t k) { return std::min(n, k + std::max<std::size_t>(k, 10)); }
+
+// An orthonormal basis of Z's columns (Householder QR: orthonormal even when Z is
+// rank deficient, as for a kernel of low rank).
+arma::mat orthonormal(const arma::mat& Z) {
+  arma::mat Q, R;
+  if (!arma::qr_econ(Q, R, Z)) throw Error("internal: QR of the subspace iteration failed", kExitSoftware);
+  return Q;
+}
+
+}  // namespace
+
+std::size_t top_eigen_pass_budget(std::size_t n, std::size_t k) {
+  return std::max<std::size_t>(1, n / block_size(n, k));
+}
+
+std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double tol, std::size_t max_passes) {
+  const arma::uword n = A.n_rows;
+  if (k == 0 || k >= n) throw Error("internal: top_eigenpairs needs 1 <= k < n", kExitSoftware);
+  const arma::uword b = block_size(n, k);
+  // The small products, QR and b x b eigenproblems on one BLAS thread: their bits do
+  // not depend on --threads (core/parallel.hpp); A·Q is rowwise, on the threads.
+  const BlasSingleThreaded blas;
+  Random rng(0x746f705f656967ULL);  // fixed: the same start, hence the same result, every run
+  arma::mat Q(n, b);
+  for (double& q : Q) q = 2 * rng.uniform() - 1;
+  Q = orthonormal(Q);
+  TopEigen out;
+  for (std::size_t pass = 1; pass <= max_passes; ++pass) {
+    const arma::mat Z = rowwise::product(A, Q);  // A Q, n x b
+    arma::mat T = Q.t() * Z;                     // QᵀAQ, b x b
+    T = 0.5 * (T + T.t());
+    arma::vec theta;
+    arma::mat W;
+    if (!arma::eig_sym(theta, W, T)) throw Error("internal: Rayleigh-Ritz eigenproblem failed", kExitSoftware);
+    theta = arma::reverse(theta);  // decreasing
+    W = arma::fliplr(W);
+    const arma::mat V = Q * W.head_cols(k);   // Ritz vectors
+    const arma::mat AV = Z * W.head_cols(k);  // A times them, without another product with A
+    const double scale = std::max(theta[0], 0.0);
+    bool converged = scale > 0;
+    for (arma::uword j = 0; j < k && converged; ++j)
+      converged = arma::norm(AV.col(j) - theta[j] * V.col(j)) <= tol * scale;
+    if (converged || scale == 0) {
+      out.values = theta.head(k);
+      out.vectors = V;
+      out.passes = pass;
+      return out;
+    }
+    Q = orthonormal(Z * W);  // the power step, in the Ritz basis
+  }
+  return std::nullopt;
+}
+
+}  // namespace mlt
