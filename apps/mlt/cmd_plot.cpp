@@ -591,7 +591,7 @@ void run_cv(const PlotOptions& opt) {
                  : "set xrange [" + gp_number(lo - 0.03 * (hi - lo)) + ":" + gp_number(hi + 0.03 * (hi - lo)) + "]\n";
   }
   body += "set xlabel " + gp_quote(xname.empty() ? "" : xname) + "\nset ylabel " + gp_quote(ylabel) +
-          "\nset grid\nset key outside below\nset encoding utf8\n";
+          "\nset grid\nset key outside below\n";
   body += "plot " + plots + "\n";
   target.render(body, title);
 }
