@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -35,6 +36,7 @@ struct PlotOptions {
   unsigned grid = 0;        // regions: grid points per axis (0: by the format)
   std::string x, y;         // cv: the parameters on the axes
   bool curves = false;      // cv: curves instead of a heat map over two parameters
+  std::string positive;     // roc, pr: the positive class
 };
 
 std::string file_name(const std::string& path) {
@@ -295,6 +297,80 @@ void run_regions(const PlotOptions& opt) {
   body += "plot " + plots + "\n";
   target.render(body, "decision regions: " + file_name(opt.model) + " (" + model.kind + ") with " +
                           file_name(opt.data.path));
+}
+
+// --- classifiers: ROC and precision-recall curves -------------------------------------
+
+// The positive class's scores on DATA and whether each row is of that class.
+struct Ranking {
+  Labels positive;
+  arma::vec scores;
+  std::string positive_class, score_name;
+};
+
+Ranking rank_rows(const PlotOptions& opt, const LoadedModel& loaded, const std::string& what) {
+  const ClassifierView model = classifier_view(loaded, what);
+  const DataSchema& schema = loaded.schema;
+  std::size_t k = 1;
+  if (!opt.positive.empty()) {
+    const auto at = std::find(schema.classes.begin(), schema.classes.end(), opt.positive);
+    if (at == schema.classes.end()) {
+      std::string list;
+      for (const auto& c : schema.classes) list += (list.empty() ? "" : ", ") + c;
+      throw UsageError("--positive " + opt.positive + ": not a class of this model (classes: " + list + ")");
+    }
+    k = std::size_t(at - schema.classes.begin());
+  } else if (model.n_classes > 2) {
+    throw UsageError("this model has " + std::to_string(model.n_classes) +
+                     " classes: name the one to rank against the others with --positive CLASS");
+  }
+  if (!model.scores)
+    throw UsageError("this " + model.kind + " model gives no score of class " + schema.classes.at(k) +
+                     " alone (more than two classes and no probabilities" +
+                     (model.kind == "svm" ? ": refit with --probability)" : ")"));
+  const io::Table data = read_data_for(schema, opt.data, {schema.target});
+  const Labels y = class_truth(data, schema);
+  return {arma::conv_to<Labels>::from(y == k), model.scores(data.X, k), schema.classes.at(k), model.score_name};
+}
+
+void run_roc(const PlotOptions& opt) {
+  const PlotTarget target(opt.out);
+  const LoadedModel loaded = read_model(opt.model, "");
+  const Ranking r = rank_rows(opt, loaded, "a ROC curve needs");
+  const metrics::RankingCurve roc = metrics::roc_curve(r.positive, r.scores);
+  Block b("roc");
+  for (arma::uword i = 0; i < roc.x.n_elem; ++i) b.row({roc.x(i), roc.y(i)});
+  char auc[64];
+  std::snprintf(auc, sizeof auc, "AUC %.4f", metrics::roc_auc(r.positive, r.scores));
+  std::string body = b.text();
+  body += "set xrange [0:1]\nset yrange [0:1.02]\nset size ratio -1\nset grid\nset key bottom right\n";
+  body += "set xlabel \"false positive rate\"\nset ylabel \"true positive rate (recall)\"\n";
+  body += "plot " + b.ref() + " using 1:2 with lines lw 2 lc rgb " + gp_quote(series_colour(0)) + " title " +
+          gp_quote(std::string(auc) + ", by " + r.score_name) + ", x with lines dt 2 lc rgb \"#808080\" title \"chance\"\n";
+  target.render(body, "ROC curve of " + r.positive_class + ": " + file_name(opt.model) + " on " +
+                          file_name(opt.data.path) + " (" + auc + ")");
+}
+
+void run_pr(const PlotOptions& opt) {
+  const PlotTarget target(opt.out);
+  const LoadedModel loaded = read_model(opt.model, "");
+  const Ranking r = rank_rows(opt, loaded, "a precision-recall curve needs");
+  const metrics::RankingCurve pr = metrics::precision_recall_curve(r.positive, r.scores);
+  Block b("pr");
+  for (arma::uword i = 0; i < pr.x.n_elem; ++i) b.row({pr.x(i), pr.y(i)});
+  char ap[64];
+  std::snprintf(ap, sizeof ap, "AP %.4f", metrics::average_precision(r.positive, r.scores));
+  const double share = double(arma::accu(r.positive)) / double(r.positive.n_elem);
+  std::string body = b.text();
+  body += "set xrange [0:1]\nset yrange [0:1.02]\nset size ratio -1\nset grid\nset key bottom left\n";
+  body += "set xlabel \"recall\"\nset ylabel \"precision\"\n";
+  // fsteps: the precision of each threshold over the recall it adds, the step function
+  // whose integral is the average precision.
+  body += "plot " + b.ref() + " using 1:2 with fsteps lw 2 lc rgb " + gp_quote(series_colour(0)) + " title " +
+          gp_quote(std::string(ap) + ", by " + r.score_name) + ", " + gp_number(share) +
+          " with lines dt 2 lc rgb \"#808080\" title \"chance (the share of " + r.positive_class + ")\"\n";
+  target.render(body, "precision-recall curve of " + r.positive_class + ": " + file_name(opt.model) + " on " +
+                          file_name(opt.data.path) + " (" + ap + ")");
 }
 
 // --- regression: a 1-D fit over its data ----------------------------------------------
@@ -619,7 +695,8 @@ void setup_plot(CLI::App& app) {
       "  mlt plot confusion iris.logreg data/iris.csv -o confusion.pdf\n"
       "  mlt plot kmeans iris.km data/iris.csv -o clusters.png\n"
       "  mlt plot fit curve.krr curve.csv -o fit.png\n"
-      "  mlt plot regions iris2d.svm iris2d.csv -o regions.png");
+      "  mlt plot regions iris2d.svm iris2d.csv -o regions.png\n"
+      "  mlt plot roc binary.logreg test.csv -o roc.png; mlt plot pr binary.logreg test.csv -o pr.png");
 
   const auto with_model_and_data = [](CLI::App* cmd, PlotOptions& o, const std::string& model_help) {
     cmd->add_option("model", o.model, model_help)->required();
@@ -670,6 +747,18 @@ void setup_plot(CLI::App& app) {
                "The decision regions of a classifier on two features, with the labelled rows of DATA", regions,
                run_regions);
   with_model_and_data(c, *regions, "Model file of a classifier on two features");
+  CLI::App* const regions_cmd = c;
+  for (const auto& [name, help, run] :
+       {std::tuple{"roc", "The ROC curve of a classifier on labelled DATA, with its AUC", &run_roc},
+        std::tuple{"pr", "The precision-recall curve of a classifier on labelled DATA, with its average precision",
+                   &run_pr}}) {
+    auto o = std::make_shared<PlotOptions>();
+    c = add_plot(plot, name, help, o, run);
+    with_model_and_data(c, *o, "Model file of a classifier (two classes, or more with --positive)");
+    c->add_option("--positive", o->positive,
+                  "The positive class (default: the second of two); with more classes, it against the rest");
+  }
+  c = regions_cmd;
   c->add_option("--grid", regions->grid, "Points per axis where the model is evaluated (default 200)")
       ->check(CLI::Range(2u, 2000u));
 }

@@ -47,6 +47,12 @@ expect_status 0 "krr fit on one feature" "$MLT" -q krr fit "$DATA/diabetes.csv" 
   --standardize --kernel rbf --gamma 0.5 --lambda 1 -o bmi.krr
 expect_status 0 "smoother fit on one feature" "$MLT" -q smoother fit "$DATA/diabetes.csv" \
   --ignore age,sex,bp,s1,s2,s3,s4,s5,s6 --bandwidth 2 -o bmi.smoother
+# Two classes (versicolor and virginica) on the sepals, where they overlap: a ROC curve
+# that is not a square.
+grep -v setosa "$DATA/iris.csv" >vv.csv
+expect_status 0 "logreg fit, two classes" "$MLT" -q logreg fit vv.csv --ignore petal_length,petal_width --standardize \
+  -o vv.logreg
+expect_status 0 "knn fit, two classes" "$MLT" -q knn fit vv.csv --ignore petal_length,petal_width -k 7 -o vv.knn
 expect_status 0 "cv over one parameter" sh -c "'$MLT' -q logreg cv '$DATA/iris.csv' --standardize --lambda 1e-4:1e2:7 --per-fold --json > cv1.json"
 expect_status 0 "cv over two parameters" sh -c "'$MLT' -q knn cv '$DATA/wine.csv' --standardize -k 1:9:2 --weights uniform,distance --json > cv2.json"
 
@@ -64,6 +70,10 @@ plots=(
   "fit bmi.krr $DATA/diabetes.csv"
   "fit bmi.smoother $DATA/diabetes.csv"
   "regions petal.svm $DATA/iris.csv --grid 60"
+  "roc vv.logreg vv.csv"
+  "pr vv.logreg vv.csv"
+  "roc vv.knn vv.csv --positive versicolor"
+  "pr iris.logreg $DATA/iris.csv --positive virginica"
 )
 i=0
 for p in "${plots[@]}"; do
@@ -109,6 +119,18 @@ expect_error 2 "standard output is not a terminal: give -o" "no -o off a termina
 expect_error 2 "cannot tell the format of x.gif" "unknown extension" "$MLT" plot scree iris.pca -o x.gif
 expect_error 2 "does not match" "--format against the name" "$MLT" plot scree iris.pca -o x.png --format pdf
 expect_error 2 "WIDTHxHEIGHT" "bad --size" "$MLT" plot scree iris.pca -o x.png --size 800
+expect_error 2 "3 classes: name the one.*--positive" "roc of three classes" \
+  "$MLT" plot roc iris.logreg "$DATA/iris.csv" -o x.png
+expect_error 2 "no score of class virginica alone.*--probability" "roc of a one-vs-one svm without probabilities" \
+  "$MLT" plot roc petal.svm "$DATA/iris.csv" --positive virginica -o x.png
+expect_error 2 "--positive setosa: not a class of this model \(classes: versicolor, virginica\)" "unknown class" \
+  "$MLT" plot pr vv.logreg vv.csv --positive setosa -o x.png
+run "$MLT" plot roc vv.logreg vv.csv -o x.png --script
+# 0.7922: scikit-learn's roc_auc_score of the virginica column of mlt logreg predict --proba
+# on vv.csv (computed once by hand; the metric itself is tested on fixtures in
+# tests/lib/metrics_curves_test.cpp).
+check "the ROC title gives the AUC" \
+  grep -q '^set title ".*(AUC 0.7922)"' <<<"$out"
 expect_error 2 "--x nope: the report has no parameter" "unknown cv parameter" "$MLT" plot cv cv1.json --x nope -o x.png
 printf '{"metric":"accuracy","results":[{"params":{},"mean":"x","std":0}]}' >bad.json
 expect_error 65 "bad.json: not an mlt cv report" "cv of other JSON" "$MLT" plot cv bad.json -o x.png
