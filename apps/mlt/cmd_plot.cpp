@@ -74,10 +74,18 @@ std::string category_tics(const Names& names) {
   return s + ")";
 }
 
-// Points of each class as a series of its colour, one datablock per class.
-// `columns` picks the two columns of X drawn.
+// The character of class k in a text chart, where colours may be missing: 1..9, then
+// letters.
+std::string class_char(std::size_t k, bool region) {
+  static const std::string marks = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  static const std::string areas = ".-:~,'=^\"`";
+  return region ? std::string(1, areas[k % areas.size()]) : std::string(1, marks[k % marks.size()]);
+}
+
+// Points of each class as a series of its colour (in a text chart, of its character:
+// `text`), one datablock per class; XY: n x 2.
 std::string class_points(const arma::mat& XY, const Labels& y, const Names& classes, std::string& blocks,
-                         const std::string& style) {
+                         const std::string& style, bool text) {
   std::string plots;
   for (std::size_t k = 0; k < classes.size(); ++k) {
     Block b("class" + std::to_string(k));
@@ -89,7 +97,8 @@ std::string class_points(const arma::mat& XY, const Labels& y, const Names& clas
       }
     if (n == 0) continue;
     blocks += b.text();
-    plots += (plots.empty() ? "" : ", ") + b.ref() + " using 1:2 with points " + style + " lc rgb " +
+    plots += (plots.empty() ? "" : ", ") + b.ref() + " using 1:2 with points " +
+             (text ? "pt " + gp_quote(class_char(k, false)) : style) + " lc rgb " +
              gp_quote(series_colour(k)) + " title " + gp_quote(classes[k]);
   }
   return plots;
@@ -157,7 +166,7 @@ void run_pca_scatter(const PlotOptions& opt) {
     if (classes.size() > 50)
       throw DataError("column \"" + opt.labels + "\" has " + std::to_string(classes.size()) +
                       " distinct values; colouring by it needs 50 at most");
-    plots = class_points(Z, y, classes, blocks, "pt 7 ps 0.8");
+    plots = class_points(Z, y, classes, blocks, "pt 7 ps 0.8", target.text());
   }
   const arma::vec& ratio = pca.explained_variance_ratio();
   const auto axis = [&](int k) {
@@ -194,7 +203,7 @@ void run_kmeans(const PlotOptions& opt) {
   Names names;
   for (std::size_t k = 0; k < km.k(); ++k) names.push_back("cluster " + std::to_string(k + 1));
   std::string blocks;
-  std::string plots = class_points(Z, cluster, names, blocks, "pt 7 ps 0.7");
+  std::string plots = class_points(Z, cluster, names, blocks, "pt 7 ps 0.7", target.text());
   Block c("centroids");
   for (arma::uword k = 0; k < C.n_rows; ++k) c.row({C(k, 0), C(k, 1), double(k + 1)});
   blocks += c.text();
@@ -285,10 +294,17 @@ void run_regions(const PlotOptions& opt) {
   if (K == 1) palette += ", 1 " + gp_quote(series_tint(0));
   palette += ")\nset cbrange [-0.5:" + gp_number(K - 0.5) + "]\nset palette maxcolors " + std::to_string(std::max<std::size_t>(K, 2)) +
              "\nunset colorbox\n";
-  std::string plots = target.text()
-                          ? g.ref() + " using 1:2:3 with points pt \".\" lc palette notitle"
-                          : g.ref() + " using 1:2:3 with image notitle";
-  plots += ", " + class_points(data.X, y, schema.classes, blocks, "pt 7 ps 0.8");
+  std::string plots;
+  if (target.text()) {
+    // A text chart has no image: each region's cells as its own character.
+    for (std::size_t k = 0; k < K; ++k)
+      plots += g.ref() + " using 1:($3 == " + std::to_string(k) + " ? $2 : NaN) with points pt " +
+               gp_quote(class_char(k, true)) + " lc rgb " + gp_quote(series_tint(k)) + " title " +
+               gp_quote(schema.classes.at(k) + " region") + ", ";
+  } else {
+    plots = g.ref() + " using 1:2:3 with image notitle, ";
+  }
+  plots += class_points(data.X, y, schema.classes, blocks, "pt 7 ps 0.8", target.text());
   std::string body = blocks + palette;
   body += "set xrange [" + gp_number(x0) + ":" + gp_number(x1) + "]\nset yrange [" + gp_number(y0) + ":" +
           gp_number(y1) + "]\n";
