@@ -688,7 +688,7 @@ void run_cv(const PlotOptions& opt) {
   target.render(body, title);
 }
 
-// Adds a plot subcommand with the output flags; `setup` adds its arguments.
+// Adds a plot subcommand that runs `run`; the caller adds its arguments and flags.
 CLI::App* add_plot(CLI::App* plot, const std::string& name, const std::string& help,
                    const std::shared_ptr<PlotOptions>& opt, void (*run)(const PlotOptions&)) {
   auto* cmd = plot->add_subcommand(name, help);

@@ -105,8 +105,9 @@ void run_gnuplot(const std::string& script, io::OutputFile& out) {
   posix_spawn_file_actions_adddup2(&actions, in.fd, 0);
   posix_spawn_file_actions_adddup2(&actions, write_end.fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err.fd, 2);
-  char arg0[] = "gnuplot";
-  char* argv[] = {arg0, nullptr};
+  // -d: no initialization file (~/.gnuplot), so the picture is the script's alone.
+  char arg0[] = "gnuplot", arg1[] = "-d";
+  char* argv[] = {arg0, arg1, nullptr};
   pid_t pid = 0;
   const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -119,7 +120,7 @@ void run_gnuplot(const std::string& script, io::OutputFile& out) {
   write_end.fd = -1;
 
   std::string chunk(1 << 16, '\0');
-  std::string error_text;
+  std::size_t written = 0;
   try {
     for (;;) {
       const ssize_t n = ::read(read_end.fd, chunk.data(), chunk.size());
@@ -127,6 +128,7 @@ void run_gnuplot(const std::string& script, io::OutputFile& out) {
       if (n < 0) throw IoError(std::string("reading gnuplot's output: ") + std::strerror(errno));
       if (n == 0) break;
       out.write(std::string_view(chunk.data(), static_cast<std::size_t>(n)));
+      written += static_cast<std::size_t>(n);
     }
   } catch (...) {
     kill(pid, SIGTERM);
@@ -156,6 +158,7 @@ void run_gnuplot(const std::string& script, io::OutputFile& out) {
                     ")" + (said.empty() ? "" : ": " + said) + "; mlt plot ... --script shows the script",
                 kExitSoftware);
   }
+  if (written == 0) throw Error("gnuplot drew nothing; mlt plot ... --script shows the script", kExitSoftware);
   std::size_t at = 0;
   while (at < messages.size()) {
     const auto end = messages.find('\n', at);

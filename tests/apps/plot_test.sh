@@ -148,4 +148,13 @@ expect_error 70 "gnuplot failed \(status 1\): line 3: something went wrong" "gnu
   env PATH="$WORK/fake:$PATH" "$MLT" plot scree iris.pca -o broken.png
 check "gnuplot failing: no file" test ! -e broken.png
 check "gnuplot failing: no temporary left" test -z "$(find . -maxdepth 1 -name '*broken*')"
+# A gnuplot that succeeds without drawing: an error, not an empty picture.
+printf '#!/bin/sh\nexit 0\n' >fake/gnuplot
+expect_error 70 "gnuplot drew nothing" "gnuplot drawing nothing" env PATH="$WORK/fake:$PATH" "$MLT" plot scree iris.pca -o empty.png
+check "gnuplot drawing nothing: no file" test ! -e empty.png
+# A ~/.gnuplot is not read: the picture is the script's alone.
+mkdir home
+echo 'an invalid command, which gnuplot would stop at' >home/.gnuplot
+expect_status 0 "a ~/.gnuplot" env HOME="$WORK/home" "$MLT" plot scree iris.pca -o home.png --size 300x200
+check "a ~/.gnuplot changes nothing" valid home.png 300 200
 finish
