@@ -710,9 +710,10 @@ void setup_plot(CLI::App& app) {
       "  mlt logreg cv data/iris.csv --lambda 1e-4:1e2:13 --per-fold --json > cv.json; mlt plot cv cv.json -o cv.png\n"
       "  mlt plot confusion iris.logreg data/iris.csv -o confusion.pdf\n"
       "  mlt plot kmeans iris.km data/iris.csv -o clusters.png\n"
-      "  mlt plot fit curve.krr curve.csv -o fit.png\n"
-      "  mlt plot regions iris2d.svm iris2d.csv -o regions.png\n"
-      "  mlt plot roc binary.logreg test.csv -o roc.png; mlt plot pr binary.logreg test.csv -o pr.png");
+      "  mlt plot fit bmi.krr data/diabetes.csv -o fit.png          # a krr fit on the bmi column alone\n"
+      "  mlt plot regions petal.svm data/iris.csv -o regions.png    # an svm fit on two columns\n"
+      "  mlt plot roc vv.logreg vv.csv -o roc.png                   # two classes\n"
+      "  mlt plot pr iris.logreg data/iris.csv --positive virginica -o pr.png");
 
   const auto with_model_and_data = [](CLI::App* cmd, PlotOptions& o, const std::string& model_help) {
     cmd->add_option("model", o.model, model_help)->required();
