@@ -17,5 +17,6 @@ void setup_krr(CLI::App& app);
 void setup_perceptron(CLI::App& app);
 void setup_svm(CLI::App& app);
 void setup_smoother(CLI::App& app);
+void setup_plot(CLI::App& app);
 
 }  // namespace mlt::app

@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Run 'mlt COMMAND --help' for a command's options.\n"
       "Exit status: 0 success, 2 usage error, 65 bad data or model file, 66 cannot open an input,\n"
-      "73 cannot create an output, 74 I/O error, 70 internal error.");
+      "69 gnuplot missing (plot), 73 cannot create an output, 74 I/O error, 70 internal error.");
   app.parse_complete_callback([&] {
     mlt::set_thread_count(threads);
     mlt::app::set_quiet(quiet);
@@ -175,6 +175,7 @@ int main(int argc, char** argv) {
   mlt::app::setup_perceptron(app);
   mlt::app::setup_svm(app);
   mlt::app::setup_smoother(app);
+  mlt::app::setup_plot(app);
   // Global flags are accepted after the subcommand too: mlt pca fit ... --threads 1.
   std::function<void(CLI::App*)> fall_through = [&](CLI::App* a) {
     for (auto* sub : a->get_subcommands({})) {

@@ -46,6 +46,30 @@ double normalized_mutual_info(const Labels& a, const Labels& b);
 double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exact = 10000);
 double silhouette(const arma::mat& X, const Labels& labels, std::size_t max_exact, std::uint64_t seed);
 
+// Ranking curves of a two-class problem (metrics_curves.cpp). `positive`: 1 for the
+// rows of the positive class, 0 for the others; `scores`: higher for rows more likely
+// positive (decision values or probabilities), finite. Each distinct score t, highest
+// first, is a threshold: the rows scoring >= t are called positive (tied rows together,
+// as scikit-learn's _binary_clf_curve). Throws DataError unless both classes are present
+// and every score is finite. Cost: one sort, O(n log n).
+struct RankingCurve {
+  arma::vec x, y;         // the points, in order of decreasing threshold
+  arma::vec thresholds;   // the threshold of each point (+inf for a start point)
+};
+// ROC: x the false positive rate, y the true positive rate; from (0, 0) at +inf, one point
+// per distinct score, to (1, 1). scikit-learn's roc_curve(drop_intermediate=False) (whose
+// first threshold is max + 1 where this says +inf).
+RankingCurve roc_curve(const Labels& positive, const arma::vec& scores);
+// Area under the ROC curve by trapezoids (roc_auc_score): the probability that a random
+// positive row scores above a random negative one, ties counting one half.
+double roc_auc(const Labels& positive, const arma::vec& scores);
+// Precision-recall: x the recall, y the precision; from (0, 1) at +inf, then one point per
+// distinct score. scikit-learn's precision_recall_curve, in reverse order.
+RankingCurve precision_recall_curve(const Labels& positive, const arma::vec& scores);
+// Average precision Σ (R_k − R_{k−1}) P_k over the thresholds, highest first, R_0 = 0:
+// the step integral, without interpolation (average_precision_score).
+double average_precision(const Labels& positive, const arma::vec& scores);
+
 // Whether larger values of the named metric are better ("r2", "accuracy", ...)
 // or smaller ("mse", "log_loss", "inertia", ...). Throws UsageError for an unknown name.
 bool higher_is_better(const std::string& metric);

@@ -71,7 +71,8 @@ for algo in "${ALGOS[@]}"; do
       continue
     fi
     all_flags+=$flags$'\n'
-    if [ "$verb" = cv ]; then
+    # (`mlt plot cv` draws a cv report; it is not a cv verb.)
+    if [ "$verb" = cv ] && [ "$algo" != plot ]; then
       if [ "$first_cv" -eq 1 ]; then cv_shared=$flags; first_cv=0
       else cv_shared=$(comm -12 <(echo "$cv_shared") <(echo "$flags")); fi
     fi
