@@ -248,7 +248,7 @@ void Pca::fit_kernel(const arma::mat& X) {
     // Asked for, it may take longer than the full decomposition would.
     std::optional<TopEigen> top = top_eigenpairs(K, params_.n_components, kTopEigenTol, asked ? 20 * budget : budget);
     if (!top && asked)
-      throw DataError("kernel PCA: the iterative eigensolver did not converge in " + std::to_string(20 * budget) +
+      throw DataError("kernel PCA: the iterative eigensolver would not converge in " + std::to_string(20 * budget) +
                       " passes (the spectrum decays too slowly past component " +
                       std::to_string(params_.n_components) + "); use eigen_solver dense");
     if (top) {

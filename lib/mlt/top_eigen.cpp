@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
@@ -24,7 +25,7 @@ arma::mat orthonormal(const arma::mat& Z) {
 }  // namespace
 
 std::size_t top_eigen_pass_budget(std::size_t n, std::size_t k) {
-  return std::max<std::size_t>(1, n / block_size(n, k));
+  return std::max<std::size_t>(1, n / (2 * block_size(n, k)));
 }
 
 std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double tol, std::size_t max_passes) {
@@ -39,6 +40,9 @@ std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double
   for (double& q : Q) q = 2 * rng.uniform() - 1;
   Q = orthonormal(Q);
   TopEigen out;
+  // The worst residual in units of the goal, per pass: its geometric decrease
+  // predicts when the goal is met, so a hopeless iteration stops early.
+  std::vector<double> worst;
   for (std::size_t pass = 1; pass <= max_passes; ++pass) {
     const arma::mat Z = rowwise::product(A, Q);  // A Q, n x b
     arma::mat T = Q.t() * Z;                     // QᵀAQ, b x b
@@ -51,14 +55,21 @@ std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double
     const arma::mat V = Q * W.head_cols(k);   // Ritz vectors
     const arma::mat AV = Z * W.head_cols(k);  // A times them, without another product with A
     const double scale = std::max(theta[0], 0.0);
-    bool converged = scale > 0;
-    for (arma::uword j = 0; j < k && converged; ++j)
-      converged = arma::norm(AV.col(j) - theta[j] * V.col(j)) <= tol * scale;
-    if (converged || scale == 0) {
+    double residual = 0;  // the largest, relative to tol · θ_1
+    for (arma::uword j = 0; j < k; ++j)
+      residual = std::max(residual, arma::norm(AV.col(j) - theta[j] * V.col(j)) / (tol * scale));
+    if (scale == 0 || residual <= 1) {
       out.values = theta.head(k);
       out.vectors = V;
       out.passes = pass;
       return out;
+    }
+    worst.push_back(residual);
+    constexpr std::size_t kSpan = 4;  // passes the rate is measured over
+    if (worst.size() > 2 * kSpan) {
+      const double rate = std::pow(residual / worst[worst.size() - 1 - kSpan], 1.0 / kSpan);
+      if (!(rate < 1) || static_cast<double>(pass) + std::log(residual) / -std::log(rate) > static_cast<double>(max_passes))
+        return std::nullopt;
     }
     Q = orthonormal(Z * W);  // the power step, in the Ritz basis
   }

@@ -17,9 +17,11 @@
 // bits for any thread count) plus O(n b²); memory: A and a few n x b blocks. The
 // full decomposition costs about 9n³ flops (dsyevd, all eigenvectors) on one thread
 // (for bits independent of --threads), as much as 4.5 n / b passes in flops; the
-// passes run on the threads at about half BLAS's peak (rowwise.hpp), so past n / b
-// passes the iteration is not worth it (top_eigen_pass_budget). Smooth kernels take
-// 10 to 30 passes (rbf on a few features); slowly decaying spectra exceed the budget.
+// passes run at about half BLAS's peak (rowwise.hpp; measured: 150 passes of n = 3,000,
+// b = 20 took about as long as dsyevd), so past n / (2b) passes the iteration is not
+// worth it (top_eigen_pass_budget). Smooth kernels take 10 to 30 passes (rbf on a
+// few features); a slowly decaying spectrum is given up on as soon as the residuals'
+// rate of decrease (measured over 4 passes, from the 9th) says the budget will not do.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +38,8 @@ struct TopEigen {
 };
 
 // The k largest eigenpairs of the symmetric PSD A (n x n, 1 <= k < n), each residual
-// at most tol · λ_1; nothing when that takes more than max_passes passes. A must be
+// at most tol · λ_1; nothing when that takes, or is predicted to take, more than
+// max_passes passes. A must be
 // symmetric (both triangles are read).
 std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double tol, std::size_t max_passes);
 
