@@ -61,6 +61,7 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
   auto* pr = command->add_subcommand("predict", "Predict the class of each row of DATA");
   pr->add_option("model", pr_opt->model, model_help)->required();
   add_data_options(pr, pr_opt->data);
+  add_keep_option(pr, pr_opt->data);
   pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
   if constexpr (ProbabilisticClassifier<E>)
     pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after the class");
@@ -96,7 +97,8 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
         }
         P = P.is_empty() ? S : arma::mat(arma::join_rows(P, S));
       }
-    write_csv(opt.output, {{schema.target}, {&labels}, columns, columns.empty() ? nullptr : &P});
+    const KeptColumns kept = kept_columns(data, opt.data);
+    write_csv(opt.output, kept.before({{schema.target}, {&labels}, columns, columns.empty() ? nullptr : &P}));
   });
 
   auto sc_opt = std::make_shared<Options>();

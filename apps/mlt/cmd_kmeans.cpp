@@ -95,7 +95,8 @@ void run_predict(const PredictOptions& opt) {
     out.cols(1, km.k()) = km.distances(data.X);
     for (std::size_t l = 1; l <= km.k(); ++l) names.push_back("distance_" + std::to_string(l));
   }
-  write_csv(opt.output, {{}, {}, names, &out});
+  const KeptColumns kept = kept_columns(data, opt.data);
+  write_csv(opt.output, kept.before({{}, {}, names, &out}));
 }
 
 void run_score(const ScoreOptions& opt) {
@@ -155,6 +156,7 @@ void setup_kmeans(CLI::App& app) {
   auto* pr = km->add_subcommand("predict", "Assign each row of DATA to its nearest centroid (1-based cluster)");
   pr->add_option("model", pr_opt->model, "Model file from mlt kmeans fit")->required();
   add_data_options(pr, pr_opt->data);
+  add_keep_option(pr, pr_opt->data);
   pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
   pr->add_flag("--distances", pr_opt->distances, "Add the Euclidean distance to each centroid (distance_1 ...)");
   pr->callback([pr_opt] { run_predict(*pr_opt); });

@@ -32,13 +32,14 @@ void run_transform(const ApplyOptions& opt) {
     throw UsageError("--reconstruct needs a linear PCA model: kernel PCA has no map back to the input space");
   const io::Table data = read_data_for(model.schema, opt.data);
   const arma::mat Z = pca.transform(data.X);
+  const KeptColumns kept = kept_columns(data, opt.data);
   if (opt.reconstruct) {
     const arma::mat R = pca.inverse_transform(Z);
-    write_csv(opt.output, {{}, {}, model.schema.features, &R});
+    write_csv(opt.output, kept.before({{}, {}, model.schema.features, &R}));
   } else {
     Names names;
     for (std::size_t j = 1; j <= Z.n_cols; ++j) names.push_back("pc" + std::to_string(j));
-    write_csv(opt.output, {{}, {}, names, &Z});
+    write_csv(opt.output, kept.before({{}, {}, names, &Z}));
   }
 }
 
@@ -82,6 +83,7 @@ void setup_pca(CLI::App& app) {
   auto* tr = pca->add_subcommand("transform", "Project DATA onto the principal axes of MODEL");
   tr->add_option("model", tr_opt->model, "Model file from mlt pca fit")->required();
   add_data_options(tr, tr_opt->data);
+  add_keep_option(tr, tr_opt->data);
   tr->add_option("-o,--output", tr_opt->output, "CSV file to write (default: standard output)");
   tr->add_flag("--reconstruct", tr_opt->reconstruct,
                "Write the reconstruction m + sum_k z_k v_k in the original columns instead (linear PCA)");

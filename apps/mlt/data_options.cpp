@@ -36,6 +36,13 @@ void add_data_options(CLI::App* cmd, DataOptions& opt) {
       ->delimiter(',');
 }
 
+void add_keep_option(CLI::App* cmd, DataOptions& opt) {
+  cmd->add_option("--keep", opt.keep,
+                  "Columns to copy to the output, first (an id, the true label; names or 1-based numbers, comma "
+                  "separated)")
+      ->delimiter(',');
+}
+
 io::CsvOptions csv_options(const DataOptions& opt) {
   io::CsvOptions o;
   o.header = !opt.no_header;
@@ -66,8 +73,18 @@ io::Table read_training_data(const DataOptions& opt, const Names& text_columns) 
 io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const Names& text_columns) {
   io::ColumnSelection sel;
   sel.text = text_columns;
-  sel.ignore = opt.ignore;
   const bool by_name = schema.header && !opt.no_header;
+  const auto has = [](const Names& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  for (const std::string& k : opt.keep) {
+    if (by_name && has(schema.features, k))
+      throw UsageError("--keep " + k + ": the model reads it as a feature; only other columns can be kept (an id, "
+                       "the true label)");
+    if (!has(sel.text, k)) sel.text.push_back(k);
+  }
+  for (const std::string& i : opt.ignore)
+    if (!has(opt.keep, i)) sel.ignore.push_back(i);  // kept, so not skipped
   if (by_name) sel.features = schema.features;
   io::Table t;
   PhaseTimer timer("read");
@@ -75,8 +92,13 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
     t = io::read_csv(opt.path, csv_options(opt), sel);
     report_read(timer, t);
   } catch (const UsageError& e) {
-    // A feature column the model needs is absent: that is the data's fault.
-    if (by_name) throw DataError(std::string(e.what()) + " (the model needs it)");
+    // A feature column the model needs is absent: that is the data's fault; a --keep
+    // column that is not there, the command line's.
+    const std::string what = e.what();
+    const bool kept = std::any_of(opt.keep.begin(), opt.keep.end(), [&what](const std::string& k) {
+      return what.find("no column named \"" + k + "\"") != std::string::npos;
+    });
+    if (by_name && !kept) throw DataError(what + " (the model needs it)");
     throw;
   }
   if (t.X.n_cols != schema.features.size())
@@ -146,6 +168,22 @@ arma::mat regression_truth(const io::Table& t, const DataSchema& schema) {
 
 Labels class_truth(const io::Table& t, const DataSchema& schema) {
   return LabelEncoder(schema.classes).encode(t.text_column(schema.target).values, t.source, &t.lines);
+}
+
+KeptColumns kept_columns(const io::Table& t, const DataOptions& opt) {
+  KeptColumns out;
+  if (!opt.keep.empty()) {
+    // The columns as read_data_for put them: after the verb's own text columns.
+    for (std::size_t c = t.text.size() - opt.keep.size(); c < t.text.size(); ++c) {
+      out.names.push_back(t.text[c].name);
+      out.values.push_back(t.text[c].values);
+    }
+  } else if (t.dropped_rows > 0) {
+    out.names = {"line"};
+    out.values.emplace_back();
+    for (std::uint64_t line : t.lines) out.values[0].push_back(std::to_string(line));
+  }
+  return out;
 }
 
 }  // namespace mlt::app

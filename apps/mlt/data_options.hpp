@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model_io.hpp"
+#include "output.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/labels.hpp"
@@ -22,18 +23,28 @@ struct DataOptions {
   std::string delimiter;  // "" detect, ",", ";", "tab" or "\t"
   std::string na = "error";
   std::vector<std::string> ignore;
+  Names keep;  // --keep: columns copied to the output (predict and transform only)
 };
 // Adds DATA (positional, "-" for stdin) and --no-header, --delimiter, --na, --ignore.
 void add_data_options(CLI::App* cmd, DataOptions& opt);
+// Adds --keep COLS, for a verb that writes one output row per input row.
+void add_keep_option(CLI::App* cmd, DataOptions& opt);
 io::CsvOptions csv_options(const DataOptions& opt);
 
 // Training data: features are every column but `text_columns` and --ignore.
 io::Table read_training_data(const DataOptions& opt, const Names& text_columns = {});
 
 // Prediction data for a model: its feature columns, by name when both the model and
-// the file have headers, else by position (all columns but `text_columns`, --ignore).
+// the file have headers, else by position (all columns but `text_columns`, --ignore
+// and --keep). --keep's columns are read as text after `text_columns`; a column the
+// model reads as a feature cannot be kept (UsageError).
 io::Table read_data_for(const DataSchema& schema, const DataOptions& opt,
                         const Names& text_columns = {});
+
+// What predict and transform write in front of their own columns so that the output
+// can be joined to its input: the --keep columns, verbatim; or, when nothing is kept
+// and --na drop dropped rows, each row's line number in the input ("line").
+KeptColumns kept_columns(const io::Table& t, const DataOptions& opt);
 
 // Supervised training data. Targets default to the last column; the features are
 // all other columns but --ignore.

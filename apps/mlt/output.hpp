@@ -3,6 +3,7 @@
 // because only the verbs that predict, transform or score need it.
 #pragma once
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -42,6 +43,28 @@ struct CsvColumns {
   const arma::mat* values = nullptr;
 };
 void write_csv(const std::string& path, const CsvColumns& columns);
+
+// Text columns to write in front of a CsvColumns' own (data_options.hpp: kept_columns).
+struct KeptColumns {
+  Names names;
+  std::vector<std::vector<std::string>> values;  // per column, one per row
+  // `columns` with these first; they must outlive it. A kept column named like one
+  // of the output's (the true label beside the predicted one) is written as
+  // input_<name>, so the header's names stay distinct.
+  CsvColumns before(CsvColumns columns) const {
+    const auto taken = [&columns](const std::string& n) {
+      return std::find(columns.text_names.begin(), columns.text_names.end(), n) != columns.text_names.end() ||
+             std::find(columns.names.begin(), columns.names.end(), n) != columns.names.end();
+    };
+    Names kept;
+    for (const std::string& n : names) kept.push_back(taken(n) ? "input_" + n : n);
+    for (std::size_t c = names.size(); c-- > 0;) {
+      columns.text_names.insert(columns.text_names.begin(), kept[c]);
+      columns.text.insert(columns.text.begin(), &values[c]);
+    }
+    return columns;
+  }
+};
 
 // Prints scores: "name value" lines, or one JSON object with --json.
 void print_scores(const std::vector<std::pair<std::string, double>>& scores, bool json,

@@ -28,6 +28,7 @@ void add_regression_verbs(CLI::App* command) {
   auto* pr = command->add_subcommand("predict", "Predict the target(s) of DATA with MODEL");
   pr->add_option("model", pr_opt->model, model_help)->required();
   add_data_options(pr, pr_opt->data);
+  add_keep_option(pr, pr_opt->data);
   pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
   pr->callback([pr_opt] {
     const Options& opt = *pr_opt;
@@ -36,7 +37,8 @@ void add_regression_verbs(CLI::App* command) {
     const E estimator = E::load(model.reader);
     const io::Table data = read_data_for(model.schema, opt.data);
     const arma::mat P = estimator.predict(data.X);
-    write_csv(opt.output, {{}, {}, model.schema.targets, &P});
+    const KeptColumns kept = kept_columns(data, opt.data);
+    write_csv(opt.output, kept.before({{}, {}, model.schema.targets, &P}));
   });
 
   auto sc_opt = std::make_shared<Options>();

@@ -68,6 +68,7 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
   auto* pr = command->add_subcommand("predict", "Predict the class or the numeric target(s) of each row of DATA");
   pr->add_option("model", pr_opt->model, model_help)->required();
   add_data_options(pr, pr_opt->data);
+  add_keep_option(pr, pr_opt->data);
   pr->add_option("-o,--output", pr_opt->output, "CSV file to write (default: standard output)");
   pr->add_flag("--proba", pr_opt->proba, "Add one probability column per class, named after it (classifiers)");
   if (verbs.columns) pr->add_flag(verbs.columns->flag, pr_opt->columns, verbs.columns->help);
@@ -101,7 +102,8 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
       values = values.is_empty() ? extra : arma::mat(arma::join_rows(values, extra));
     }
     if (!out.names.empty()) out.values = &values;
-    write_csv(opt.output, out);
+    const KeptColumns kept = kept_columns(data, opt.data);
+    write_csv(opt.output, kept.before(out));
     tell(p, data.n_rows(), classification);
   });
 
