@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/parallel.hpp"
 
 namespace mlt::svm {
 namespace {
@@ -20,6 +21,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
 // FCL: the curvature used where a_ij <= 0 (LIBSVM's TAU).
 constexpr double kTau = 1e-12;
+// A kernel column of fewer multiply-adds (rows x features) than this is computed on the
+// calling thread. parallel_for starts and joins its threads at every call, and a
+// column is short work: at 20,000 x 20 (0.1 ms with the vectorized exp) two threads
+// per column took 8.6 s of CPU and 19 s of wall time for the README's fit, one thread
+// 7.4 s and 14 s (a loaded two-core machine, load 7). The bound is 5x that column.
+constexpr size_t kParallelColumn = size_t(1) << 21;
 
 // Columns of Q, LRU, bounded in doubles (LIBSVM's Cache). A column is held
 // for its first `len` entries (the active length when it was asked for) and extended
@@ -113,7 +120,8 @@ class Solver {
  public:
   Solver(const Kernel& kernel, const arma::mat& X, const arma::vec& y, const arma::vec& C, const SmoOptions& o)
       : kernel_(kernel),
-        X_(X),
+        X_cols_(X.n_cols),
+        block_rows_(std::max<size_t>(64, std::min<size_t>(4096, (size_t(1) << 15) / std::max<size_t>(1, X.n_cols)))),
         n_(X.n_rows),
         tol_(o.tol),
         shrinking_(o.shrinking),
@@ -122,6 +130,7 @@ class Solver {
     if (gram_ && (gram_->n_rows != n_ || gram_->n_cols != n_))
       throw Error("internal: SMO's Gram matrix does not match the data", kExitSoftware);
     if (gram_ && !gram_->is_finite()) throw_not_finite();
+    for (size_t r = 0; r < n_; r += block_rows_) blocks_.push_back(X.rows(r, std::min(n_, r + block_rows_) - 1));
     y_.assign(y.begin(), y.end());
     C_.assign(C.begin(), C.end());
     const arma::vec d = kernel.diagonal(X);
@@ -219,20 +228,36 @@ class Solver {
       for (size_t t = start; t < len; ++t) data[t] = y_[i] * y_[t] * gi[active_set_[t]];
       return data;
     }
-    const arma::mat xi = X_.row(i);
-    // Blocks bound the copy of X's rows that gram takes (~2 MB); they are large
-    // enough for its parallel loop to use the cores.
-    const size_t block = std::max<size_t>(4096, (size_t(1) << 18) / std::max<size_t>(1, X_.n_cols));
-    for (size_t a = start; a < len; a += block) {
-      const size_t b = std::min(len, a + block);
-      const arma::mat k = kernel_.gram(X_.rows(a, b - 1), xi);
+    const size_t br = block_rows_;
+    const arma::mat xi = blocks_[i / br].row(i % br);
+    const size_t q0 = start / br, q1 = (len - 1) / br;
+    const double yi = y_[i];
+    const unsigned workers = (len - start) * X_cols_ >= kParallelColumn ? 0 : 1;
+    parallel_for(q1 - q0 + 1, [&](size_t task) {
+      const size_t q = q0 + task, first = q * br, rows = blocks_[q].n_rows;
+      const size_t a = std::max(start, first), b = std::min(len, first + rows);
+      const arma::mat k = a == first && b == first + rows
+                              ? kernel_.gram(blocks_[q], xi)
+                              : kernel_.gram(blocks_[q].rows(a - first, b - first - 1), xi);
       for (size_t t = a; t < b; ++t) {
         const double v = k[t - a];
         if (!std::isfinite(v)) throw_not_finite();
-        data[t] = y_[i] * y_[t] * v;
+        data[t] = yi * y_[t] * v;
       }
-    }
+    }, workers);
     return data;
+  }
+
+  // Rows a and b of X exchange places.
+  void swap_rows(size_t a, size_t b) {
+    arma::mat& A = blocks_[a / block_rows_];
+    arma::mat& B = blocks_[b / block_rows_];
+    const size_t ra = a % block_rows_, rb = b % block_rows_;
+    if (&A == &B) {
+      A.swap_rows(ra, rb);
+      return;
+    }
+    for (arma::uword k = 0; k < A.n_cols; ++k) std::swap(A(ra, k), B(rb, k));
   }
 
   // FCL WSS 2 on the active set; true when the active problem is optimal
@@ -437,7 +462,7 @@ class Solver {
 
   void swap_index(size_t a, size_t b) {
     cache_.swap_index(a, b);
-    X_.swap_rows(a, b);
+    swap_rows(a, b);
     std::swap(y_[a], y_[b]);
     std::swap(C_[a], C_[b]);
     std::swap(QD_[a], QD_[b]);
@@ -474,7 +499,13 @@ class Solver {
   }
 
   const Kernel& kernel_;
-  arma::mat X_;  // rows in the solver's current order (shrinking permutes them)
+  const size_t X_cols_;
+  // X's rows in the solver's current order (shrinking permutes them), in blocks of
+  // block_rows_ rows (~256 KB), each its own matrix: a column's entries over a whole
+  // block are Kernel::gram of the block as it is, without a copy of its rows, and
+  // the blocks are the tasks of the column's parallel loop.
+  const size_t block_rows_;
+  std::vector<arma::mat> blocks_;
   const size_t n_;
   const double tol_;
   const bool shrinking_;
