@@ -89,7 +89,7 @@ inline void edge_row(const double* a, uword lda, const double* panel, uword p, d
 // the task's rows in tiles, so C is written in 6-column strips, not scattered.
 arma::mat multiply_packed(const arma::mat& A, const std::vector<double>& packed, uword n) {
   const uword m = A.n_rows, p = A.n_cols, n_panels = (n + kTileCols - 1) / kTileCols;
-  arma::mat C(m, n);
+  arma::mat C(m, n, arma::fill::none);  // every entry is written below
   if (m == 0 || n == 0) return C;
   if (p == 0) return C.zeros();
   const uword group = std::max<uword>(1, (uword(32) << 10) / (p * kTileCols));
@@ -126,7 +126,7 @@ void few_strip(const double* a, uword lda, const double* b, uword ldb, uword p, 
 
 arma::mat multiply_few(const arma::mat& A, const arma::mat& B) {
   const uword m = A.n_rows, p = A.n_cols, n = B.n_rows;
-  arma::mat C(m, n);
+  arma::mat C(m, n, arma::fill::none);  // every entry is written below
   constexpr uword kSweepRows = 2048;  // rows per task
   constexpr uword strip = kFewStrip * kLanes;
   parallel_for((m + kSweepRows - 1) / kSweepRows, [&](std::size_t t) {
@@ -164,7 +164,7 @@ arma::mat product(const arma::mat& A, const arma::mat& W) {
 arma::vec squared_norms(const arma::mat& A) {
   // A · Aᵀ's diagonal by the strips of multiply_few: the same ascending sums.
   const uword m = A.n_rows, p = A.n_cols;
-  arma::vec s(m);
+  arma::vec s(m, arma::fill::none);
   constexpr uword strip = kFewStrip * kLanes;
   uword i = 0;
   for (; i + strip <= m; i += strip) {
