@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -262,24 +263,59 @@ class Solver {
 
   // FCL WSS 2 on the active set; true when the active problem is optimal
   // (m − M <= tol). Leaves m − M in gap_.
+  //
+  // Both passes run eight variables at a time (a third of the fit was these scalar,
+  // branchy loops) and pick exactly what LIBSVM's loops pick: per lane the same
+  // arithmetic (y_t = ±1, so y_t G_t and −y_t G_t are G_t or its exact negation, and
+  // a − b is a + (−b)), the running maximum taken with >= and the minimum with <=, so
+  // each lane keeps the last index reaching its extremum, and across lanes the largest
+  // index reaching the overall one: the index the sequential loop ends with.
   bool select_working_set(size_t& out_i, size_t& out_j) {
-    double Gmax = -kInf;   // m(α): max −y_t G_t over I_up
-    double Gmax2 = -kInf;  // −M(α): max y_t G_t over I_low
-    size_t i = kNone, j_best = kNone;
-    double obj_diff_min = kInf;
-    for (size_t t = 0; t < active_; ++t) {
-      if (y_[t] > 0) {
-        if (!is_upper(t) && -G_[t] >= Gmax) {
-          Gmax = -G_[t];
+    size_t i = kNone;
+    double Gmax = -kInf;  // m(α): max −y_t G_t over I_up
+    {
+      Extremum e = lanes_extremum(0, active_, [&](size_t t, I pos, I st, V& value) {
+        value = -load(&y_[t]) * load(&G_[t]);
+        return pos ? st != I{} + std::int64_t(kUpper) : st != I{} + std::int64_t(kLower);  // t ∈ I_up
+      }, true);
+      i = e.index;
+      Gmax = e.value;
+      for (size_t t = e.end; t < active_; ++t) {
+        if (y_[t] > 0) {
+          if (!is_upper(t) && -G_[t] >= Gmax) {
+            Gmax = -G_[t];
+            i = t;
+          }
+        } else if (!is_lower(t) && G_[t] >= Gmax) {
+          Gmax = G_[t];
           i = t;
         }
-      } else if (!is_lower(t) && G_[t] >= Gmax) {
-        Gmax = G_[t];
-        i = t;
       }
     }
+    double Gmax2 = -kInf;  // −M(α): max y_t G_t over I_low
+    size_t j_best = kNone;
+    double obj_diff_min = kInf;
     const double* Qi = i != kNone ? column(i, active_) : nullptr;
-    for (size_t j = 0; j < active_; ++j) {
+    size_t j = 0;
+    if (Qi) {
+      const double QDi = QD_[i], c2 = 2.0 * y_[i];
+      V gmax2 = V{} - kInf;
+      Extremum e = lanes_extremum(0, active_, [&](size_t t, I pos, I st, V& value) {
+        const V yG = load(&y_[t]) * load(&G_[t]);
+        const I low = pos ? st != I{} + std::int64_t(kLower) : st != I{} + std::int64_t(kUpper);  // t ∈ I_low
+        gmax2 = low & (gmax2 < yG) ? yG : gmax2;
+        const V grad_diff = Gmax + yG;
+        const V c = c2 * load(&Qi[t]);
+        const V quad_coef = (QDi + load(&QD_[t])) + (pos ? -c : c);
+        value = -(grad_diff * grad_diff) / (quad_coef > 0 ? quad_coef : V{} + kTau);
+        return low & (grad_diff > 0);
+      }, false);
+      for (size_t l = 0; l < kLanes; ++l) Gmax2 = std::max(Gmax2, gmax2[l]);
+      j_best = e.index;
+      obj_diff_min = e.value;
+      j = e.end;
+    }
+    for (; j < active_; ++j) {
       double grad_diff, quad_coef;
       if (y_[j] > 0) {
         if (is_lower(j)) continue;
@@ -305,6 +341,63 @@ class Solver {
     out_i = i;
     out_j = j_best;
     return false;
+  }
+
+  // Eight lanes of doubles and of 64-bit integers (comparison masks, indices).
+  using V = double __attribute__((vector_size(64)));
+  using I = std::int64_t __attribute__((vector_size(64)));
+  static constexpr size_t kLanes = 8;
+  static V load(const double* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+
+  struct Extremum {
+    size_t index = kNone;  // kNone: no eligible variable
+    double value = 0;
+    size_t end = 0;  // the variables [begin, end) were scanned (whole groups of eight)
+  };
+
+  // Over whole groups of eight variables in [begin, end): lane(t, pos, status, value)
+  // sets value for t..t+7 and returns the mask of those eligible (pos: y > 0, status:
+  // status_). The maximum (or minimum) of the eligible values, taken with >= (<=),
+  // and the last index reaching it, as a sequential loop would find them.
+  template <class Lane>
+  Extremum lanes_extremum(size_t begin, size_t end, Lane lane, bool maximum) {
+    const double none = maximum ? -kInf : kInf;
+    V best = V{} + none;
+    I at = I{} - 1;
+    I idx;
+    for (size_t l = 0; l < kLanes; ++l) idx[l] = std::int64_t(begin + l);
+    size_t t = begin;
+    for (; t + kLanes <= end; t += kLanes) {
+      signed char raw[kLanes];
+      std::memcpy(raw, &status_[t], kLanes);
+      I st;
+      for (size_t l = 0; l < kLanes; ++l) st[l] = raw[l];
+      const I pos = load(&y_[t]) > 0;
+      V value;
+      const I eligible = lane(t, pos, st, value);
+      const I take = eligible & (maximum ? value >= best : value <= best);
+      best = take ? value : best;
+      at = take ? idx : at;
+      idx += std::int64_t(kLanes);
+    }
+    Extremum e;
+    e.end = t;
+    e.value = none;
+    std::int64_t index = -1;
+    for (size_t l = 0; l < kLanes; ++l) {
+      if (at[l] < 0) continue;
+      const bool better = maximum ? best[l] > e.value : best[l] < e.value;
+      if (index < 0 || better || (best[l] == e.value && at[l] > index)) {
+        e.value = best[l];
+        index = at[l];
+      }
+    }
+    if (index >= 0) e.index = size_t(index);
+    return e;
   }
 
   // The two-variable subproblem in α_i, α_j, solved exactly and clipped to the box
