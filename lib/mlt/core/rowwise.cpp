@@ -89,7 +89,7 @@ inline void edge_row(const double* a, uword lda, const double* panel, uword p, d
 // the task's rows in tiles, so C is written in 6-column strips, not scattered.
 arma::mat multiply_packed(const arma::mat& A, const std::vector<double>& packed, uword n) {
   const uword m = A.n_rows, p = A.n_cols, n_panels = (n + kTileCols - 1) / kTileCols;
-  arma::mat C(m, n);
+  arma::mat C(m, n, arma::fill::none);  // every entry is written below
   if (m == 0 || n == 0) return C;
   if (p == 0) return C.zeros();
   const uword group = std::max<uword>(1, (uword(32) << 10) / (p * kTileCols));
@@ -108,21 +108,37 @@ arma::mat multiply_packed(const arma::mat& A, const std::vector<double>& packed,
   return C;
 }
 
-// C = A · Bᵀ for a B of a few rows (a linear model's coefficients): A's columns are
-// streamed once, C(i, j) = C(i, j) + A(i, k)·B(j, k) for k ascending, which is the
-// same sequence of operations on each entry as the tiles perform.
+// C = A · Bᵀ for a B of a few rows (a linear model's coefficients, a kernel column's
+// one row): for each column of C, kLanes · kFewStrip rows at a time, their sums held
+// in registers over k ascending, C(i, j) = C(i, j) + A(i, k)·B(j, k), which is the same
+// sequence of operations on each entry as the tiles perform (A's columns are read in
+// strips, each strip's C written once instead of once per k).
+constexpr uword kFewStrip = 4;  // vectors of rows per strip
+
+void few_strip(const double* a, uword lda, const double* b, uword ldb, uword p, double* c) {
+  Lanes acc[kFewStrip] = {};
+  for (uword k = 0; k < p; ++k) {
+    const double bk = b[k * ldb];
+    for (uword v = 0; v < kFewStrip; ++v) acc[v] = acc[v] + load(a + k * lda + v * kLanes) * bk;
+  }
+  for (uword v = 0; v < kFewStrip; ++v) store(c + v * kLanes, acc[v]);
+}
+
 arma::mat multiply_few(const arma::mat& A, const arma::mat& B) {
   const uword m = A.n_rows, p = A.n_cols, n = B.n_rows;
-  arma::mat C(m, n, arma::fill::zeros);
-  constexpr uword kSweepRows = 2048;  // a task's rows of C stay in L1/L2
+  arma::mat C(m, n, arma::fill::none);  // every entry is written below
+  constexpr uword kSweepRows = 2048;  // rows per task
+  constexpr uword strip = kFewStrip * kLanes;
   parallel_for((m + kSweepRows - 1) / kSweepRows, [&](std::size_t t) {
     const uword r0 = t * kSweepRows, r1 = std::min(m, r0 + kSweepRows);
-    for (uword k = 0; k < p; ++k) {
-      const double* a = A.colptr(k);
-      for (uword j = 0; j < n; ++j) {
-        const double b = B(j, k);
-        double* c = C.colptr(j);
-        for (uword i = r0; i < r1; ++i) c[i] = c[i] + a[i] * b;
+    for (uword j = 0; j < n; ++j) {
+      double* c = C.colptr(j);
+      uword i = r0;
+      for (; i + strip <= r1; i += strip) few_strip(A.memptr() + i, m, B.memptr() + j, B.n_rows, p, c + i);
+      for (; i < r1; ++i) {
+        double s = 0;
+        for (uword k = 0; k < p; ++k) s = s + A(i, k) * B(j, k);
+        c[i] = s;
       }
     }
   });
@@ -146,10 +162,24 @@ arma::mat product(const arma::mat& A, const arma::mat& W) {
 }
 
 arma::vec squared_norms(const arma::mat& A) {
-  arma::vec s(A.n_rows, arma::fill::zeros);
-  for (uword k = 0; k < A.n_cols; ++k) {
-    const double* a = A.colptr(k);
-    for (uword i = 0; i < A.n_rows; ++i) s[i] = s[i] + a[i] * a[i];
+  // A · Aᵀ's diagonal by the strips of multiply_few: the same ascending sums.
+  const uword m = A.n_rows, p = A.n_cols;
+  arma::vec s(m, arma::fill::none);
+  constexpr uword strip = kFewStrip * kLanes;
+  uword i = 0;
+  for (; i + strip <= m; i += strip) {
+    Lanes acc[kFewStrip] = {};
+    for (uword k = 0; k < p; ++k)
+      for (uword v = 0; v < kFewStrip; ++v) {
+        const Lanes a = load(A.memptr() + k * m + i + v * kLanes);
+        acc[v] = acc[v] + a * a;
+      }
+    for (uword v = 0; v < kFewStrip; ++v) store(s.memptr() + i + v * kLanes, acc[v]);
+  }
+  for (; i < m; ++i) {
+    double t = 0;
+    for (uword k = 0; k < p; ++k) t = t + A(i, k) * A(i, k);
+    s[i] = t;
   }
   return s;
 }

@@ -52,7 +52,9 @@
 // `cache_mb`, holding, as LIBSVM's, columns of the active length only, extended when
 // a longer one is asked for. Kept in double (LIBSVM keeps floats): twice LIBSVM's
 // memory per column, and no single-precision rounding in the gradient. Columns are
-// computed by Kernel::gram (mlt/core/rowwise.hpp products on thread_count() threads).
+// computed by Kernel::gram on blocks of X's rows (mlt/core/rowwise.hpp products), the
+// blocks spread over thread_count() threads when a column is long enough to pay for
+// starting them (smo.cpp, kParallelColumn).
 //
 // Shapes: X n x p (one sample per row), y and C of length n. Cost: O(n) per iteration
 // for the selection and the gradient update on the active set, plus, per cache miss,

@@ -323,6 +323,35 @@ TEST_CASE("smo: the cache size and the thread count change no bit of the result"
   CHECK(one.cache_hits + one.cache_misses == tiny.cache_hits + tiny.cache_misses);
 }
 
+TEST_CASE("smo: columns over several blocks of rows and over threads: the bits of the precomputed Gram matrix") {
+  // 2400 x 900: the solver keeps X in blocks of 64 rows (smo.cpp, its smallest), so
+  // shrinking exchanges rows across blocks and columns are extended from the middle
+  // of one; a column is 2.2 million multiply-adds, above kParallelColumn, so with two
+  // threads its blocks are split between them. Kernel::gram(X, X) read through the
+  // `gram` option has the bits every computed column must have.
+  const arma::mat X = mlt::test::random_mat(2400, 900, 21);
+  const arma::mat noise = mlt::test::random_mat(2400, 1, 22);
+  arma::vec y = arma::sign(X.col(0) + X.col(1) % X.col(2) + 0.3 * noise.col(0));
+  y.replace(0.0, 1.0);
+  const arma::vec C(2400, arma::fill::value(1.0));
+  mlt::KernelParams p;
+  p.gamma = 0.5 / 900;
+  const mlt::Kernel kernel(p, 900);
+  SmoOptions o = options(1e-3);
+  mlt::set_thread_count(1);
+  const SmoResult one = mlt::svm::solve_smo(kernel, X, y, C, o);
+  mlt::set_thread_count(2);
+  const SmoResult two = mlt::svm::solve_smo(kernel, X, y, C, o);
+  mlt::set_thread_count(0);
+  const arma::mat G = kernel.gram(X, X);
+  o.gram = &G;
+  const SmoResult pre = mlt::svm::solve_smo(kernel, X, y, C, o);
+  CHECK(one.converged);
+  CHECK(one.unshrinks > 0);
+  CHECK(same_bits(one, two));
+  CHECK(same_bits(one, pre));
+}
+
 TEST_CASE("smo: max_iter stops early without NaN and says so") {
   const Case c = load("blobs");
   SmoOptions o = options(kTol);
