@@ -549,6 +549,7 @@ CellStatus parse_cell(std::string_view cell, double& value) {
   if (is_missing_token(cell)) return CellStatus::missing;
   const char* b = cell.data();
   const char* e = b + cell.size();
+  if (detail::parse_short_decimal(b, e, value) == e) return CellStatus::number;
   auto [ptr, ec] = std::from_chars(b, e, value);
   if (ec == std::errc::result_out_of_range) return CellStatus::out_of_range;
   if (ec != std::errc() || ptr != e) return CellStatus::not_a_number;
