@@ -684,17 +684,16 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     const char* e = buf.get() + len;
     const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
     const char* stop = b;
-    if (!has_quote && n_threads > 1 && static_cast<std::size_t>(e - b) >= kParallelMinBytes) {
-      // Complete lines only: up to the last '\n' unless the input has ended.
-      const char* limit = e;
-      if (!at_eof) {
-        limit = b;
-        for (const char* q = e; q > b; --q)
-          if (q[-1] == '\n') {
-            limit = q;
-            break;
-          }
-      }
+    // Parallel ranges take complete lines only: up to the last '\n' unless the input
+    // has ended. A chunk without any '\n' (lone CR line ends) goes the sequential
+    // way, which also knows '\r': cut there, it would never be consumed, and the
+    // buffer would double until the 1 GiB record limit.
+    const char* limit = e;
+    if (!has_quote && !at_eof) {
+      const void* nl = ::memrchr(b, '\n', static_cast<std::size_t>(e - b));
+      limit = nl ? static_cast<const char*>(nl) + 1 : b;
+    }
+    if (!has_quote && n_threads > 1 && static_cast<std::size_t>(limit - b) >= kParallelMinBytes) {
       // Several ranges per thread, handed out in order as threads come free: on a
       // shared machine one core is often slowed by another process, and with one
       // range per thread the other would sit idle waiting for it. Where the cuts
