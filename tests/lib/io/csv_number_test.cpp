@@ -77,8 +77,16 @@ bool agrees(const std::string& s) {
   const CellStatus result = mlt::io::parse_cell(s, got);
   double fast = 0;
   const char* end = mlt::io::detail::parse_short_decimal(s.data(), s.data() + s.size(), fast);
+  // In a file the number is followed by more bytes, which the converter reads eight
+  // at a time: the same cell with a delimiter and digits behind it must convert alike.
+  const std::string padded = s + ",0123456789";
+  double fast_padded = 0;
+  const char* padded_end =
+      mlt::io::detail::parse_short_decimal(padded.data(), padded.data() + padded.size(), fast_padded);
   const bool ok = result == status && (status != CellStatus::number || bits(got) == bits(want)) &&
-                  (!end || (end == s.data() + s.size() && status == CellStatus::number && bits(fast) == bits(want)));
+                  (!end || (end == s.data() + s.size() && status == CellStatus::number && bits(fast) == bits(want))) &&
+                  (!end == !padded_end) &&
+                  (!padded_end || (padded_end == padded.data() + s.size() && bits(fast_padded) == bits(fast)));
   if (!ok) {
     CAPTURE(s);
     CAPTURE(static_cast<int>(status));
