@@ -187,7 +187,12 @@ class RangeParser {
     const std::size_t ncols = plan_.role.size();
     out.text.resize(plan_.n_text);
     if (nf) {
-      out.capacity = max_records(b, e);
+      // A kept record has ncols - 1 delimiters and a byte or more in each feature
+      // (an empty one is missing: refused or dropped), which bounds the rows too
+      // when line ends do not (a chunk of blank lines and a wide header). The +1 is
+      // the slot a dropped or unfinished record is written to before it is let go.
+      const std::size_t by_bytes = static_cast<std::size_t>(e - b) / (ncols - 1 + nf) + 1;
+      out.capacity = std::min(max_records(b, e), by_bytes);
       out.values.reset(new double[out.capacity * nf]);
     }
     const std::size_t cap = out.capacity;
