@@ -1,14 +1,17 @@
 // CSV reader. Design notes:
 //
 // * The input is read in large chunks with read(2), never line by line, and parsed
-//   in the same pass that converts numbers (std::from_chars: correctly rounded and
-//   locale-independent, unlike strtod's locale and fast-cpp-csv-parser's own float
-//   parser). A chunk without any quote character is split at line ends and parsed
-//   by several threads; quoted input is parsed sequentially, since a quote changes
-//   where records end.
-// * Rows are collected in per-range blocks (row-major) and copied into the final
-//   column-major matrix block by block, each block freed after its copy, so the peak
-//   stays near one copy of the matrix instead of two.
+//   in the same pass that converts numbers. Short decimals (nearly every cell of a
+//   real file) are converted in place by csv_number.hpp, exactly; any other number
+//   goes to std::from_chars (correctly rounded and locale-independent, unlike
+//   strtod's locale and fast-cpp-csv-parser's own float parser), and anything odd
+//   to the careful path, which owns every message. A chunk without any quote
+//   character is split at line ends and parsed by several threads; quoted input is
+//   parsed sequentially, since a quote changes where records end.
+// * Each range's values are written once, column-major, into a block sized by the
+//   range's line ends; the blocks are copied into the final matrix a column at a
+//   time (a memcpy each) and freed one by one, so the peak stays near one copy of
+//   the matrix instead of two.
 // * Physical line numbers are counted as records are parsed (a quoted newline counts)
 //   so every message can name file:line:column.
 #include "mlt/io/csv.hpp"
@@ -31,6 +34,7 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/io/csv_number.hpp"
 #include "mlt/io/sha256.hpp"
 
 namespace mlt::io {
@@ -41,6 +45,7 @@ constexpr std::size_t kMaxFieldBytes = std::size_t{1} << 20;
 constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;
 constexpr std::size_t kMaxColumns = std::size_t{1} << 20;
 constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
+constexpr unsigned kRangesPerThread = 4;
 
 bool is_missing_token(std::string_view s) {
   static constexpr std::array<std::string_view, 11> tokens = {
@@ -139,15 +144,28 @@ struct Plan {
   std::size_t n_text = 0;
 };
 
-// Rows parsed from one byte range.
+// Rows parsed from one byte range. Feature values are stored column-major with room
+// for `capacity` rows (a bound from the range's line ends), so each value is written
+// once, where the matrix wants it, and joining the blocks is a memcpy per column.
+// The room is allocated uninitialised: rows never written are never touched, so a
+// generous bound costs address space, not memory.
 struct Block {
-  std::vector<double> values;                  // row-major, rows x n_features
+  std::unique_ptr<double[]> values;            // capacity x n_features, column-major
+  std::size_t capacity = 0;
   std::vector<std::vector<std::string>> text;  // [text column][row]
   std::vector<std::uint64_t> lines;            // line of each row, relative to the range
   std::size_t rows = 0;
   std::size_t dropped = 0;
   std::uint64_t line_count = 0;                // physical lines consumed
 };
+
+// An upper bound on the records in [b, e): every record but the last ends in a line
+// end. A plain loop the compiler vectorises; a small cost next to the parse.
+std::size_t max_records(const char* b, const char* e) {
+  std::size_t n = 1;
+  for (const char* p = b; p < e; ++p) n += (*p == '\n') | (*p == '\r');
+  return n;
+}
 
 // An error found inside a range: the line is relative to the range start, so that
 // ranges parsed in parallel can be placed once the preceding ranges are counted.
@@ -168,6 +186,17 @@ class RangeParser {
     const std::size_t nf = plan_.n_features;
     const std::size_t ncols = plan_.role.size();
     out.text.resize(plan_.n_text);
+    if (nf) {
+      // A kept record has ncols - 1 delimiters and a byte or more in each feature
+      // (an empty one is missing: refused or dropped), which bounds the rows too
+      // when line ends do not (a chunk of blank lines and a wide header). The +1 is
+      // the slot a dropped or unfinished record is written to before it is let go.
+      const std::size_t by_bytes = static_cast<std::size_t>(e - b) / (ncols - 1 + nf) + 1;
+      out.capacity = std::min(max_records(b, e), by_bytes);
+      out.values.reset(new double[out.capacity * nf]);
+    }
+    const std::size_t cap = out.capacity;
+    out.lines.reserve(out.capacity);
     const char* p = b;
     std::uint64_t line = 0;
     while (p < e) {
@@ -183,26 +212,33 @@ class RangeParser {
       }
       const char* record_start = p;
       const std::uint64_t record_line = line;
-      const std::size_t base = out.values.size();
-      out.values.resize(base + nf);
-      double* row = out.values.data() + base;
+      // This record's feature j goes to row[j * cap].
+      double* row = nf ? out.values.get() + out.rows : nullptr;
       bool row_missing = false;
       std::size_t col = 0;
       bool incomplete = false;
       for (;;) {
         const Role role = col < ncols ? plan_.role[col] : Role::ignore;
-        // Fast path: an unquoted number followed by a delimiter or line end.
+        // Fast paths: an unquoted number followed by a delimiter or line end. First
+        // the short decimals of nearly every real file, then any number from_chars
+        // takes (blanks around it allowed); the rest goes the careful way below.
         if (role == Role::feature && p < e && *p != '"') {
+          double v;
+          const char* t = detail::parse_short_decimal(p, e, v);
+          if (t && ((t < e && (*t == delim_ || *t == '\n' || *t == '\r')) || (t == e && at_eof))) {
+            row[plan_.slot[col] * cap] = v;
+            p = t;
+            goto field_done;
+          }
           const char* q = p;
           while (q < e && *q == ' ') ++q;
-          double v;
           auto [ptr, ec] = std::from_chars(q, e, v);
           if (ec == std::errc() && ptr != q) {
-            const char* t = ptr;
+            t = ptr;
             while (t < e && (*t == ' ' || (*t == '\t' && delim_ != '\t'))) ++t;
             if ((t < e && (*t == delim_ || *t == '\n' || *t == '\r')) || (t == e && at_eof)) {
               if (std::isfinite(v)) {
-                row[plan_.slot[col]] = v;
+                row[plan_.slot[col] * cap] = v;
                 p = t;
                 goto field_done;
               }
@@ -275,7 +311,7 @@ class RangeParser {
               double v = 0;
               switch (parse_cell(cell, v)) {
                 case CellStatus::number:
-                  row[plan_.slot[col]] = v;
+                  row[plan_.slot[col] * cap] = v;
                   break;
                 case CellStatus::missing:
                   if (missing_ == MissingPolicy::error)
@@ -335,7 +371,6 @@ class RangeParser {
         break;  // line end, or end of input at EOF
       }
       if (incomplete) {
-        out.values.resize(base);
         for (auto& t : out.text) t.resize(out.rows);
         line = record_line;
         p = record_start;
@@ -350,7 +385,6 @@ class RangeParser {
         ++p;
       }
       if (row_missing) {
-        out.values.resize(base);
         for (auto& t : out.text)
           if (t.size() > out.rows) t.resize(out.rows);
         ++out.dropped;
@@ -521,6 +555,7 @@ CellStatus parse_cell(std::string_view cell, double& value) {
   if (is_missing_token(cell)) return CellStatus::missing;
   const char* b = cell.data();
   const char* e = b + cell.size();
+  if (detail::parse_short_decimal(b, e, value) == e) return CellStatus::number;
   auto [ptr, ec] = std::from_chars(b, e, value);
   if (ec == std::errc::result_out_of_range) return CellStatus::out_of_range;
   if (ec != std::errc() || ptr != e) return CellStatus::not_a_number;
@@ -654,20 +689,24 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     const char* e = buf.get() + len;
     const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
     const char* stop = b;
-    if (!has_quote && n_threads > 1 && static_cast<std::size_t>(e - b) >= kParallelMinBytes) {
-      // Complete lines only: up to the last '\n' unless the input has ended.
-      const char* limit = e;
-      if (!at_eof) {
-        limit = b;
-        for (const char* q = e; q > b; --q)
-          if (q[-1] == '\n') {
-            limit = q;
-            break;
-          }
-      }
+    // Parallel ranges take complete lines only: up to the last '\n' unless the input
+    // has ended. A chunk without any '\n' (lone CR line ends) goes the sequential
+    // way, which also knows '\r': cut there, it would never be consumed, and the
+    // buffer would double until the 1 GiB record limit.
+    const char* limit = e;
+    if (!has_quote && !at_eof) {
+      const void* nl = ::memrchr(b, '\n', static_cast<std::size_t>(e - b));
+      limit = nl ? static_cast<const char*>(nl) + 1 : b;
+    }
+    if (!has_quote && n_threads > 1 && static_cast<std::size_t>(limit - b) >= kParallelMinBytes) {
+      // Several ranges per thread, handed out in order as threads come free: on a
+      // shared machine one core is often slowed by another process, and with one
+      // range per thread the other would sit idle waiting for it. Where the cuts
+      // fall changes no value, line number or message, only who parses what.
+      const unsigned n_parts = n_threads * kRangesPerThread;
       std::vector<const char*> cuts{b};
-      for (unsigned t = 1; t < n_threads; ++t) {
-        const char* guess = b + (limit - b) * t / n_threads;
+      for (unsigned t = 1; t < n_parts; ++t) {
+        const char* guess = b + (limit - b) * t / n_parts;
         const char* nl = static_cast<const char*>(std::memchr(guess, '\n', static_cast<std::size_t>(limit - guess)));
         cuts.push_back(nl ? nl + 1 : limit);
       }
@@ -687,7 +726,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
           errors[r] = err;
         }
       };
-      parallel_for(n_ranges, work, static_cast<unsigned>(n_ranges));
+      parallel_for(n_ranges, work, n_threads);
       for (std::size_t r = 0; r < n_ranges; ++r) {
         if (errors[r]) raise_at(source, line_no + errors[r]->line, *errors[r]);
         for (auto& l : part[r].lines) l += line_no;
@@ -759,16 +798,14 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   }
   std::size_t row0 = 0;
   for (auto& bl : blocks) {
-    for (std::size_t j = 0; j < p; ++j) {
-      double* col = table.X.colptr(j) + row0;
-      const double* src_values = bl.values.data() + j;
-      for (std::size_t i = 0; i < bl.rows; ++i) col[i] = src_values[i * p];
-    }
+    if (bl.rows)
+      for (std::size_t j = 0; j < p; ++j)
+        std::memcpy(table.X.colptr(j) + row0, bl.values.get() + j * bl.capacity, bl.rows * sizeof(double));
     for (std::size_t t = 0; t < plan.n_text; ++t)
       for (auto& s : bl.text[t]) table.text[t].values.push_back(std::move(s));
     table.lines.insert(table.lines.end(), bl.lines.begin(), bl.lines.end());
     row0 += bl.rows;
-    std::vector<double>().swap(bl.values);  // give the memory back now
+    bl.values.reset();  // give the memory back now
     bl.text.clear();
   }
   table.bytes = total_bytes;

@@ -1,0 +1,114 @@
+// The CSV reader's fast number conversion: a short decimal converted in one pass
+// over its bytes, straight from the input buffer (no copy, no allocation).
+//
+// Correctly rounded by construction, not by approximation: it takes only numbers
+// whose significand w has at most 19 digits with w <= 2^53 and whose decimal
+// exponent q satisfies |q| <= 22. Then w and 10^|q| are both exact doubles, and one
+// IEEE multiplication or division (round to nearest) gives the correctly rounded
+// w * 10^q, the same bits as strtod and std::from_chars (Clinger, "How to read
+// floating point numbers accurately", PLDI 1990, the "fast path"). Every other
+// spelling (more digits, larger exponents, inf, nan, '+', hexadecimal, blanks) is
+// left to the general converter, which decides as before. Cells written with %.6g
+// to %.15g fall in the fast case, so it carries nearly all real data.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace mlt::io::detail {
+
+inline constexpr double kExactPowersOfTen[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+
+inline constexpr std::uint64_t kPowersOfTen[9] = {1,      10,      100,      1000,     10000,
+                                                  100000, 1000000, 10000000, 100000000};
+
+// Appends the run of decimal digits at p to w (w = 10 w + digit, wrapping past 19
+// digits: the caller counts them) and returns its end. Eight bytes at a time while
+// eight can be read: the bytes that are digits are found with a few word operations
+// and their value computed with three multiplications (as fast_float's
+// parse_eight_digits_unrolled, after Lemire, "Number parsing at a gigabyte per
+// second", 2021), padded with leading zeros when fewer than eight.
+inline const char* append_digits(const char* p, const char* e, std::uint64_t& w) {
+  while (e - p >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);  // byte i of the word is p[i] (little-endian)
+    const std::uint64_t x = word ^ 0x3030303030303030;  // a digit's byte is now its value
+    // A byte is not a digit when its high nibble is set or its low nibble > 9; bytes
+    // past the first non-digit may be garbled by a carry, and are never used.
+    const std::uint64_t not_digit = (x | (x + 0x0606060606060606)) & 0xF0F0F0F0F0F0F0F0;
+    const int n = not_digit ? __builtin_ctzll(not_digit) / 8 : 8;
+    if (n == 0) return p;
+    std::uint64_t v = n == 8 ? x : (x << (8 * (8 - n)));  // the n digits, zeros first
+    v = (v * 10) + (v >> 8);
+    v = (((v & 0x000000FF000000FF) * (100 + (std::uint64_t{1000000} << 32))) +
+         (((v >> 16) & 0x000000FF000000FF) * (1 + (std::uint64_t{10000} << 32)))) >>
+        32;
+    w = w * kPowersOfTen[n] + static_cast<std::uint32_t>(v);
+    p += n;
+    if (n < 8) return p;
+  }
+  while (p < e && is_digit(*p)) w = w * 10 + static_cast<unsigned>(*p++ - '0');
+  return p;
+}
+
+// Converts the decimal number that starts at p (grammar: -? digits [. digits]
+// [(e|E) [+|-] digits], at least one digit in the significand) when it is of the
+// fast kind above. Returns the end of the number, or nullptr when the general
+// converter must decide (then `value` is unspecified). Reads no byte at or past e.
+inline const char* parse_short_decimal(const char* p, const char* e, double& value) {
+  bool negative = false;
+  if (p < e && *p == '-') {
+    negative = true;
+    ++p;
+  }
+  std::uint64_t w = 0;
+  int significant = 0;  // digits in w, leading zeros not counted
+  int exponent = 0;
+  bool any_digit = false;
+  const char* q = p;
+  while (q < e && *q == '0') ++q;  // leading zeros add nothing to w
+  any_digit = q != p;
+  p = q;
+  p = append_digits(p, e, w);
+  significant = static_cast<int>(p - q);
+  any_digit = any_digit || significant > 0;
+  if (p < e && *p == '.') {
+    const char* f = ++p;
+    if (w == 0)
+      while (p < e && *p == '0') ++p;  // 0.000123: zeros only shift the exponent
+    const char* s = p;
+    p = append_digits(p, e, w);
+    significant += static_cast<int>(p - s);
+    exponent = -static_cast<int>(p - f);
+    any_digit = any_digit || p != f;
+  }
+  // More than 19 digits may have wrapped w (harmless: the result is not used).
+  if (!any_digit || significant > 19) return nullptr;
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool negative_exponent = false;
+    if (p < e && (*p == '-' || *p == '+')) negative_exponent = *p++ == '-';
+    const char* d = p;
+    int x = 0;
+    while (p < e && is_digit(*p) && p - d < 5) x = x * 10 + (*p++ - '0');
+    // "1e" or "1e+" is not a number; an exponent of 5 digits or more is rare: let
+    // the general converter take both.
+    if (p == d || (p < e && is_digit(*p))) return nullptr;
+    exponent += negative_exponent ? -x : x;
+  }
+  if (w == 0) {
+    value = negative ? -0.0 : 0.0;
+    return p;
+  }
+  if (w > (std::uint64_t{1} << 53) || exponent < -22 || exponent > 22) return nullptr;
+  const double m = static_cast<double>(w);
+  const double v = exponent < 0 ? m / kExactPowersOfTen[-exponent] : m * kExactPowersOfTen[exponent];
+  value = negative ? -v : v;
+  return p;
+}
+
+}  // namespace mlt::io::detail
