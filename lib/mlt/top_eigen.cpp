@@ -7,12 +7,11 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/random.hpp"
-#include "mlt/core/rowwise.hpp"
 
 namespace mlt {
 namespace {
 
-std::size_t block_size(std::size_t n, std::size_t k) { return std::min(n, k + std::max<std::size_t>(k, 10)); }
+std::size_t block_size(std::size_t n, std::size_t k) { return std::min(n, 2 * k + 30); }
 
 // An orthonormal basis of Z's columns (Householder QR: orthonormal even when Z is
 // rank deficient, as for a kernel of low rank).
@@ -20,6 +19,22 @@ arma::mat orthonormal(const arma::mat& Z) {
   arma::mat Q, R;
   if (!arma::qr_econ(Q, R, Z)) throw Error("internal: QR of the subspace iteration failed", kExitSoftware);
   return Q;
+}
+
+// A·Q for the symmetric A (n x n) by fixed blocks of rows: block t is (A's columns of
+// block t)ᵀ·Q, contiguous columns through one single-threaded dgemm, so an entry's
+// bits depend on its block alone, and the blocks are the same whatever the thread
+// count. Reads A once per pass at memory speed (the product is thin: b columns).
+arma::mat symmetric_times(const arma::mat& A, const arma::mat& Q) {
+  constexpr arma::uword kBlock = 128;
+  const arma::uword n = A.n_rows;
+  arma::mat Z(n, Q.n_cols);
+  parallel_for((n + kBlock - 1) / kBlock, [&](std::size_t t) {
+    const arma::uword first = t * kBlock, count = std::min(kBlock, n - first);
+    const arma::mat columns(const_cast<double*>(A.colptr(first)), n, count, /*copy_aux_mem=*/false, /*strict=*/true);
+    Z.rows(first, first + count - 1) = columns.t() * Q;
+  });
+  return Z;
 }
 
 }  // namespace
@@ -33,7 +48,7 @@ std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double
   if (k == 0 || k >= n) throw Error("internal: top_eigenpairs needs 1 <= k < n", kExitSoftware);
   const arma::uword b = block_size(n, k);
   // The small products, QR and b x b eigenproblems on one BLAS thread: their bits do
-  // not depend on --threads (core/parallel.hpp); A·Q is rowwise, on the threads.
+  // not depend on --threads (core/parallel.hpp); A·Q by fixed blocks on the threads.
   const BlasSingleThreaded blas;
   Random rng(0x746f705f656967ULL);  // fixed: the same start, hence the same result, every run
   arma::mat Q(n, b);
@@ -44,7 +59,7 @@ std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double
   // predicts when the goal is met, so a hopeless iteration stops early.
   std::vector<double> worst;
   for (std::size_t pass = 1; pass <= max_passes; ++pass) {
-    const arma::mat Z = rowwise::product(A, Q);  // A Q, n x b
+    const arma::mat Z = symmetric_times(A, Q);  // A Q, n x b
     arma::mat T = Q.t() * Z;                     // QᵀAQ, b x b
     T = 0.5 * (T + T.t());
     arma::vec theta;

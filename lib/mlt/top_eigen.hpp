@@ -4,7 +4,7 @@
 // Block subspace iteration with Rayleigh–Ritz (Rutishauser, "Simultaneous iteration
 // method for symmetric matrices", Numer. Math. 1970; Saad, "Numerical Methods for
 // Large Eigenvalue Problems", 2nd ed., §5.2; the power steps of Halko, Martinsson,
-// Tropp, SIAM Review 2011): a block of b = k + max(k, 10) orthonormal columns Q,
+// Tropp, SIAM Review 2011): a block of b = 2k + 30 orthonormal columns Q,
 // from a fixed seed, is repeatedly replaced by an orthonormal basis of A·Q; each
 // pass takes the Ritz pairs of the projected b x b matrix QᵀAQ. Eigenvector j
 // converges as (λ_{b+1}/λ_j)^iteration, fast for the decaying spectra of smooth
@@ -13,13 +13,13 @@
 // the angle to the eigenvector by tol·θ_1 / gap_j (Saad, Thm. 3.9 and 3.10), gap_j
 // the distance from θ_j to the rest of the spectrum.
 //
-// Cost: 2n²b flops per pass (A·Q, by mlt/core/rowwise.hpp on the threads: the same
-// bits for any thread count) plus O(n b²); memory: A and a few n x b blocks. The
+// Cost: 2n²b flops per pass (A·Q, by fixed blocks of rows on the threads: the same
+// bits for any thread count; bound by reading A from memory) plus O(n b²); memory: A
+// and a few n x b blocks. The
 // full decomposition costs about 9n³ flops (dsyevd, all eigenvectors) on one thread
-// (for bits independent of --threads), as much as 4.5 n / b passes in flops; the
-// passes run at about half BLAS's peak (rowwise.hpp; measured: 150 passes of n = 3,000,
-// b = 20 took about as long as dsyevd), so past n / (2b) passes the iteration is not
-// worth it (top_eigen_pass_budget). Smooth kernels take 10 to 30 passes (rbf on a
+// (for bits independent of --threads), as much as 4.5 n / b passes in flops; a pass
+// runs at memory speed rather than BLAS's peak, so past n / (2b) passes the iteration
+// is not worth it (top_eigen_pass_budget). Smooth kernels take 10 to 30 passes (rbf on a
 // few features); a slowly decaying spectrum is given up on as soon as the residuals'
 // rate of decrease (measured over 4 passes, from the 9th) says the budget will not do.
 #pragma once
