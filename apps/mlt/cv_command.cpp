@@ -182,10 +182,38 @@ nlohmann::ordered_json params_json(const cv::Grid& grid, std::size_t point) {
   return p;
 }
 
+// The numeric axes (three values or more) whose best value is the grid's smallest or
+// largest: the optimum may lie beyond, and the grid should be widened. Not a lower
+// edge at 1 or below for an integer axis (k = 1 neighbour, 1 component: nothing lies
+// beyond it).
+std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResult& result) {
+  std::vector<std::string> out;
+  const std::size_t best = result.results[result.best].point;
+  const std::vector<cv::Value> point = grid.point(best);
+  for (std::size_t a = 0; a < point.size(); ++a) {
+    const cv::Axis& axis = grid.axes()[a];
+    if (axis.kind == cv::ValueKind::text || axis.values.size() < 3 || !grid.in_use(best, a)) continue;
+    double lo = axis.values[0].number, hi = lo;
+    for (const cv::Value& v : axis.values) {
+      lo = std::min(lo, v.number);
+      hi = std::max(hi, v.number);
+    }
+    const double x = point[a].number;
+    const bool natural_floor = axis.kind == cv::ValueKind::integer && x <= 1;
+    if (x == hi)
+      out.push_back("the best " + axis.name + ", " + point[a].text + ", is the largest of the grid");
+    else if (x == lo && !natural_floor)
+      out.push_back("the best " + axis.name + ", " + point[a].text + ", is the smallest of the grid");
+  }
+  return out;
+}
+
 }  // namespace
 
 void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds& folds,
                      const cv::SearchResult& result) {
+  const std::vector<std::string> edges = best_on_edge(grid, result);
+  for (const std::string& e : edges) note("cv: " + e + ": the optimum may lie beyond it; widen the grid");
   std::string text;
   if (opt.json) {
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
@@ -196,6 +224,7 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
       results.push_back(std::move(j));
     }
     nlohmann::ordered_json out = {{"metric", result.metric}, {"results", results}, {"best", results[result.best]}};
+    if (!edges.empty()) out["warnings"] = edges;
     text = out.dump() + "\n";
   } else {
     bool first = true;

@@ -28,7 +28,10 @@ PY
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold
 check "pca cv --json runs" test "$rc" -eq 0
 check "pca cv matches scikit-learn on the same folds" compare_to_sklearn "$out" grid
-check "nothing on stderr when it is not a terminal" test -z "$err"
+# No progress when stderr is not a terminal: only the note that the best k is the
+# grid's largest.
+check "nothing on stderr when it is not a terminal but the edge note" \
+  test "$err" = "mlt: cv: the best n_components, 4, is the largest of the grid: the optimum may lie beyond it; widen the grid"
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold --standardize
 check "pca cv --standardize matches a scikit-learn pipeline (scaler fitted per fold)" compare_to_sklearn "$out" grid_standardized
 
@@ -121,4 +124,16 @@ check "no model after a failed sweep" test ! -e x.pca
 expect_error 65 "folds=200 > n_samples=150" "more folds than rows" "$MLT" pca cv "$DATA/iris.csv" --ignore species --folds 200
 awk -F, 'NR == 1 || $6 == 0' "$IRIS" > onefold.csv
 expect_error 65 "fold column \"fold\" has 1 distinct value" "one fold in the column" "$MLT" pca cv onefold.csv --ignore species --folds-from fold
+# The best value on the edge of a numeric grid is flagged (stderr and the JSON's
+# warnings); inside the grid, or at k = 1, it is not.
+run "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-6:1e-4:3
+check "edge: warned on stderr" grep -q "the best lambda, 1e-04, is the largest of the grid" <<<"$err"
+run "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-6:1e-4:3 --json
+check "edge: warnings in the JSON" python3 -c '
+import json, sys; w = json.loads(sys.argv[1])["warnings"]; assert len(w) == 1 and "lambda" in w[0], w' "$out"
+run "$MLT" knn cv "$DATA/iris.csv" -k 1:9:2 --json
+check "inside the grid: no warning" python3 -c '
+import json, sys; d = json.loads(sys.argv[1]); assert d["best"]["params"]["k"] not in (1, 9) and "warnings" not in d, d' "$out"
+check "inside the grid: stderr quiet" test -z "$err"
+
 finish
