@@ -139,7 +139,8 @@ void setup_kmeans(CLI::App& app) {
       "Examples:\n"
       "  mlt kmeans fit data/iris.csv --ignore species -k 3 --n-init 10 -o iris.km\n"
       "  mlt kmeans predict iris.km data/iris.csv --distances > clusters.csv\n"
-      "  mlt kmeans score iris.km data/iris.csv --labels species --json");
+      "  mlt kmeans score iris.km data/iris.csv --labels species --json\n"
+      "  mlt kmeans cv data/iris.csv --ignore species -k 2:8 --labels species --score ari");
 
   auto centroids = std::make_shared<Centroids>();
   add_fit_verb<KMeans>(

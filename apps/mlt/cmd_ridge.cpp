@@ -50,7 +50,8 @@ void setup_ridge(CLI::App& app) {
       "Examples:\n"
       "  mlt ridge fit data/diabetes.csv --target progression --lambda 0.1 -o diabetes.ridge\n"
       "  mlt ridge predict diabetes.ridge new.csv > predictions.csv\n"
-      "  mlt ridge score diabetes.ridge test.csv --json");
+      "  mlt ridge score diabetes.ridge test.csv --json\n"
+      "  mlt ridge cv data/diabetes.csv --lambda 1e-4:1e2:25 --loo");
 
   add_fit_verb<Ridge>(ridge, CvTask::regression, "Fit ridge regression on DATA and save the model",
                       {.info = [](const Ridge& r, const FitData& d) {
