@@ -21,7 +21,7 @@ subcommands() {
 declare -A VERBS=()
 ALGOS=()
 while read -r algo; do
-  case $algo in info | split) continue ;; esac
+  case $algo in info | split | completion) continue ;; esac
   ALGOS+=("$algo")
   VERBS[$algo]=$(subcommands "$algo" | tr '\n' ' ')
 done < <(subcommands)
