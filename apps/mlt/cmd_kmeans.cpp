@@ -104,28 +104,22 @@ void run_score(const ScoreOptions& opt) {
   const KMeans km = KMeans::load(model.reader);
   const Names text = opt.labels.empty() ? Names{} : Names{opt.labels};
   const io::Table data = read_data_for(model.schema, opt.data, text);
-  const Labels y = km.predict(data.X);
-  std::vector<std::pair<std::string, double>> scores = {{"inertia", km.inertia(data.X)}};
+  Labels truth;
+  if (!opt.labels.empty()) truth = LabelEncoder().fit_encode(data.text_column(opt.labels).values);
+  const KMeans::Scores s = km.scores(data.X, opt.labels.empty() ? nullptr : &truth, opt.silhouette_rows, opt.seed);
+  std::vector<std::pair<std::string, double>> scores = {{"inertia", s.inertia}};
   nlohmann::json extra = {{"n_samples", data.n_rows()}, {"k", km.k()}};
-  // The silhouette is measured where the clusters live (standardized if so fitted).
-  arma::mat Z = data.X;
-  if (km.params().standardize) Z = km.scaler().transform(Z);
-  const std::size_t used = std::min<std::size_t>(data.n_rows(), opt.silhouette_rows);
-  const arma::uvec found = arma::unique(y);
-  if (found.n_elem >= 2 && found.n_elem < data.n_rows()) {
-    scores.emplace_back("silhouette", metrics::silhouette(Z, y, opt.silhouette_rows, opt.seed));
-    extra["silhouette_rows"] = used;
+  if (s.silhouette) {
+    scores.emplace_back("silhouette", *s.silhouette);
+    extra["silhouette_rows"] = s.silhouette_rows;
   } else {
-    note("kmeans: no silhouette: the data falls in " + std::to_string(found.n_elem) +
-         " cluster(s) for " + std::to_string(data.n_rows()) + " rows (it needs 2 to n - 1)");
+    note("kmeans: no silhouette: the data falls in " + std::to_string(s.clusters_found) + " cluster(s) for " +
+         std::to_string(data.n_rows()) + " rows (it needs 2 to n - 1)");
   }
-  if (!opt.labels.empty()) {
-    const auto& col = data.text_column(opt.labels);
-    LabelEncoder encoder;
-    const Labels truth = encoder.fit_encode(col.values);
-    scores.emplace_back("ari", metrics::adjusted_rand_index(truth, y));
-    scores.emplace_back("nmi", metrics::normalized_mutual_info(truth, y));
-    extra["labels"] = col.name;
+  if (s.ari) {
+    scores.emplace_back("ari", *s.ari);
+    scores.emplace_back("nmi", *s.nmi);
+    extra["labels"] = data.text_column(opt.labels).name;
   }
   print_scores(scores, opt.json, extra);
 }

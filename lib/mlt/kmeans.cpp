@@ -30,6 +30,7 @@
 #include "mlt/core/validate.hpp"
 #include "mlt/kmeans/assign.hpp"
 #include "mlt/kmeans/seeding.hpp"
+#include "mlt/metrics.hpp"
 
 namespace mlt {
 namespace {
@@ -290,6 +291,23 @@ arma::mat KMeans::distances(const arma::mat& X) const {
 double KMeans::inertia(const arma::mat& X) const {
   Labels labels;
   return assign_rows(X, labels);
+}
+
+KMeans::Scores KMeans::scores(const arma::mat& X, const Labels* truth, std::size_t silhouette_rows,
+                              std::uint64_t seed) const {
+  Scores out;
+  out.inertia = inertia(X);
+  const Labels y = predict(X);
+  out.clusters_found = arma::unique(y).eval().n_elem;
+  if (out.clusters_found >= 2 && out.clusters_found < X.n_rows) {
+    out.silhouette = metrics::silhouette(params_.standardize ? scaler_.transform(X) : X, y, silhouette_rows, seed);
+    out.silhouette_rows = std::min<std::size_t>(X.n_rows, silhouette_rows);
+  }
+  if (truth) {
+    out.ari = metrics::adjusted_rand_index(*truth, y);
+    out.nmi = metrics::normalized_mutual_info(*truth, y);
+  }
+  return out;
 }
 
 arma::mat KMeans::centroids_original() const {

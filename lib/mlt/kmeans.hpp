@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,20 @@ class KMeans {
   double inertia(const arma::mat& X) const;
   // Higher is better: minus the inertia.
   double score(const arma::mat& X) const { return -inertia(X); }
+
+  // What `mlt kmeans score` reports of X (m x p) under the model: the inertia; the
+  // silhouette of the clusters where they live (standardized if so fitted), exact up
+  // to `silhouette_rows` rows and on a sample drawn with `seed` beyond, when X falls in
+  // 2 to m - 1 clusters (else none); ARI and NMI against `truth` (m class indices) when
+  // given.
+  struct Scores {
+    double inertia = 0;
+    std::size_t clusters_found = 0;
+    std::optional<double> silhouette;
+    std::size_t silhouette_rows = 0;  // rows the silhouette was measured on
+    std::optional<double> ari, nmi;
+  };
+  Scores scores(const arma::mat& X, const Labels* truth, std::size_t silhouette_rows, std::uint64_t seed) const;
 
   bool is_fitted() const { return !centroids_.is_empty(); }
   std::size_t n_features() const { return centroids_.n_cols; }
