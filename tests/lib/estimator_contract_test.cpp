@@ -285,7 +285,10 @@ TEST_CASE_TEMPLATE("estimator contract", E, mlt::Pca, mlt::KMeans, mlt::Ridge, m
 
 // A classifier or regressor by a parameter (TaskByParameter): the one pass the shared
 // predict and score verbs use gives exactly what the separate calls give, for both
-// tasks.
+// tasks. Exact by construction: predict_task makes the same calls on the same input
+// (knn: kneighbors, then vote or average; the smoother: predict_values), whose results
+// do not depend on the thread count (core/parallel.hpp), so only the sharing of one
+// pass differs, never an operation.
 TEST_CASE_TEMPLATE("task by parameter: predict_task is predict, predict_proba and predict_values", E, mlt::Knn,
                    mlt::Smoother) {
   static_assert(mlt::TaskByParameter<E>);
