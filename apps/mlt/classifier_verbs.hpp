@@ -49,13 +49,7 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
     bool json = false;
   };
   const std::string model_help = std::string("Model file from mlt ") + E::kind + " fit";
-  // The model with its class names, checked against each other.
-  const auto load = [](const std::string& path) {
-    LoadedModel loaded = read_model(path, E::kind);
-    E model = E::load(loaded.reader);
-    if (loaded.schema.classes.size() != model.n_classes()) loaded.reader.fail("class names do not match n_classes");
-    return std::pair<LoadedModel, E>(std::move(loaded), std::move(model));
-  };
+  const auto load = [](const std::string& path) { return read_estimator<E>(path); };
 
   auto pr_opt = std::make_shared<Options>();
   auto* pr = command->add_subcommand("predict", "Predict the class of each row of DATA");

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mlt/io/csv.hpp"
@@ -25,6 +26,18 @@ struct LoadedModel {
   DataSchema schema;
 };
 LoadedModel read_model(const std::string& path, const std::string& kind);
+
+// A model of kind E::kind with its schema; a classifier's class names are checked
+// against the classes it was fitted on (`classifies`: whether it is one, for a model
+// that is a classifier or a regressor by a parameter).
+template <class E>
+std::pair<LoadedModel, E> read_estimator(const std::string& path, bool (*classifies)(const E&) = nullptr) {
+  LoadedModel loaded = read_model(path, E::kind);
+  E model = E::load(loaded.reader);
+  if ((!classifies || classifies(model)) && loaded.schema.classes.size() != model.n_classes())
+    loaded.reader.fail("class names do not match n_classes");
+  return {std::move(loaded), std::move(model)};
+}
 
 // Writes `writer` (after adding schema and provenance) atomically to `path`.
 void write_model(const std::string& path, io::ModelWriter& writer, const DataSchema& schema,

@@ -51,11 +51,7 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
   };
   const std::string model_help = std::string("Model file from mlt ") + E::kind + " fit";
   const auto load = [](const std::string& path) {
-    LoadedModel loaded = read_model(path, E::kind);
-    E model = E::load(loaded.reader);
-    if (model.is_classification() && loaded.schema.classes.size() != model.n_classes())
-      loaded.reader.fail("class names do not match n_classes");
-    return std::pair<LoadedModel, E>(std::move(loaded), std::move(model));
+    return read_estimator<E>(path, [](const E& m) { return m.is_classification(); });
   };
   const auto tell = [verbs](const TaskPrediction& p, std::size_t n_rows, bool classification) {
     if (p.n_defaulted > 0 && verbs.defaulted_note) note(verbs.defaulted_note(p.n_defaulted, n_rows, classification));
