@@ -17,9 +17,9 @@ namespace {
 // was a third of a kernel SVM's time). One pass over the inner products, a column at
 // a time while it is in cache; every entry depends on its two rows only. Columns are
 // spread over the threads in tasks of about 2^16 entries.
-arma::mat rbf_gram(const arma::mat& A, const arma::mat& B, double gamma) {
+arma::mat rbf_gram(const arma::mat& A, const arma::vec* a_norms, const arma::mat& B, double gamma) {
   arma::mat K = rowwise::inner_products(A, B);
-  const arma::vec sa = rowwise::squared_norms(A), sb = rowwise::squared_norms(B);
+  const arma::vec sa = a_norms ? *a_norms : rowwise::squared_norms(A), sb = rowwise::squared_norms(B);
   const arma::uword m = K.n_rows, n = K.n_cols;
   if (m == 0 || n == 0) return K;
   const arma::uword per_task = std::max<arma::uword>(1, (arma::uword(1) << 16) / m);
@@ -102,9 +102,16 @@ void require_positive_semidefinite(const KernelParams& kernel, const std::string
                      "; use linear, poly (coef0 >= 0), rbf, laplacian or exponential");
 }
 
-arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const {
+arma::mat Kernel::gram(const arma::mat& A, const arma::mat& B) const { return compute_gram(A, nullptr, B); }
+
+arma::mat Kernel::gram(const arma::mat& A, const arma::vec& a_norms, const arma::mat& B) const {
+  if (a_norms.n_elem != A.n_rows) throw Error("internal: squared norms of another matrix", kExitSoftware);
+  return compute_gram(A, &a_norms, B);
+}
+
+arma::mat Kernel::compute_gram(const arma::mat& A, const arma::vec* a_norms, const arma::mat& B) const {
   if (A.n_cols != B.n_cols) throw Error("internal: kernel of different widths", kExitSoftware);
-  arma::mat K = raw_gram(A, B);
+  arma::mat K = raw_gram(A, a_norms, B);
   if (params_.normalize) {
     const arma::vec ra = inverse_root_diagonal(A), rb = inverse_root_diagonal(B);
     // k · (r_i r_j): the product r_i r_j commutes, so gram(A, A) stays exactly symmetric.
@@ -133,14 +140,14 @@ arma::vec Kernel::inverse_root_diagonal(const arma::mat& A) const {
   return 1.0 / arma::sqrt(d);
 }
 
-arma::mat Kernel::raw_gram(const arma::mat& A, const arma::mat& B) const {
+arma::mat Kernel::raw_gram(const arma::mat& A, const arma::vec* a_norms, const arma::mat& B) const {
   switch (params_.type) {
     case KernelType::linear:
       return rowwise::inner_products(A, B);
     case KernelType::poly:
       return arma::pow(gamma_ * rowwise::inner_products(A, B) + params_.coef0, params_.degree);
     case KernelType::rbf:
-      return rbf_gram(A, B, gamma_);
+      return rbf_gram(A, a_norms, B, gamma_);
     case KernelType::laplacian:
       return arma::exp(-gamma_ * l1_distances(A, B));
     case KernelType::exponential:

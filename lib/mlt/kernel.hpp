@@ -62,6 +62,10 @@ class Kernel {
   // depends only on rows i and j (exactly symmetric when A is B). Normalized: DataError
   // for a row with k(x, x) <= 0.
   arma::mat gram(const arma::mat& A, const arma::mat& B) const;
+  // The same bits, for a caller that keeps A's squared row norms (rowwise::squared_norms(A))
+  // and asks for many columns against it: the rbf kernel then skips recomputing them
+  // (they were a tenth of a kernel SVM's fit, one more pass over A per column).
+  arma::mat gram(const arma::mat& A, const arma::vec& a_norms, const arma::mat& B) const;
   // Diagonal of gram(A, A), without the off-diagonal work.
   arma::vec diagonal(const arma::mat& A) const;
 
@@ -73,7 +77,8 @@ class Kernel {
   static Kernel load(const io::ModelReader& in);
 
  private:
-  arma::mat raw_gram(const arma::mat& A, const arma::mat& B) const;  // not normalized
+  arma::mat compute_gram(const arma::mat& A, const arma::vec* a_norms, const arma::mat& B) const;
+  arma::mat raw_gram(const arma::mat& A, const arma::vec* a_norms, const arma::mat& B) const;  // not normalized
   arma::vec raw_diagonal(const arma::mat& A) const;
   arma::vec inverse_root_diagonal(const arma::mat& A) const;  // 1 / sqrt(k(x, x)), checked
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/rowwise.hpp"
 #include "mlt/io/model_file.hpp"
 
 namespace {
@@ -118,4 +119,22 @@ TEST_CASE("kernel: normalize refuses a zero row, the other kernels, and survives
   // The same parameters (gamma saved as resolved, a double that round-trips) and the same
   // row-wise arithmetic: the same bits.
   CHECK(arma::approx_equal(back.gram(A, B), normalized(mlt::KernelType::poly).gram(A, B), "absdiff", 0.0));
+}
+
+TEST_CASE("kernel: gram with the caller's squared norms is gram, bit for bit, for every kernel") {
+  // Exact by construction: the norms passed are rowwise::squared_norms(A), the very
+  // values gram(A, B) computes itself, and every other step is the same code.
+  arma::arma_rng::set_seed(7);
+  const arma::mat A = arma::randn<arma::mat>(37, 2), B = arma::randn<arma::mat>(5, 2);
+  const arma::vec norms = mlt::rowwise::squared_norms(A);
+  for (mlt::KernelType type : {mlt::KernelType::linear, mlt::KernelType::poly, mlt::KernelType::rbf,
+                               mlt::KernelType::laplacian, mlt::KernelType::exponential, mlt::KernelType::sigmoid})
+    for (bool normalize : {false, true}) {
+      if (normalize && type != mlt::KernelType::linear && type != mlt::KernelType::poly) continue;
+      const mlt::Kernel k = make(type, 0.3, 3, 1, normalize);
+      CAPTURE(mlt::name_of(type));
+      CHECK(arma::approx_equal(k.gram(A, norms, B), k.gram(A, B), "absdiff", 0.0));
+    }
+  const mlt::Kernel rbf = make(mlt::KernelType::rbf, 0.3);
+  CHECK_THROWS(rbf.gram(A, arma::vec(3, arma::fill::ones), B));
 }

@@ -12,6 +12,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/core/rowwise.hpp"
 
 namespace mlt::svm {
 namespace {
@@ -131,7 +132,10 @@ class Solver {
     if (gram_ && (gram_->n_rows != n_ || gram_->n_cols != n_))
       throw Error("internal: SMO's Gram matrix does not match the data", kExitSoftware);
     if (gram_ && !gram_->is_finite()) throw_not_finite();
-    for (size_t r = 0; r < n_; r += block_rows_) blocks_.push_back(X.rows(r, std::min(n_, r + block_rows_) - 1));
+    for (size_t r = 0; r < n_; r += block_rows_) {
+      blocks_.push_back(X.rows(r, std::min(n_, r + block_rows_) - 1));
+      block_norms_.push_back(rowwise::squared_norms(blocks_.back()));
+    }
     y_.assign(y.begin(), y.end());
     C_.assign(C.begin(), C.end());
     const arma::vec d = kernel.diagonal(X);
@@ -238,8 +242,9 @@ class Solver {
       const size_t q = q0 + task, first = q * br, rows = blocks_[q].n_rows;
       const size_t a = std::max(start, first), b = std::min(len, first + rows);
       const arma::mat k = a == first && b == first + rows
-                              ? kernel_.gram(blocks_[q], xi)
-                              : kernel_.gram(blocks_[q].rows(a - first, b - first - 1), xi);
+                              ? kernel_.gram(blocks_[q], block_norms_[q], xi)
+                              : kernel_.gram(blocks_[q].rows(a - first, b - first - 1),
+                                             block_norms_[q].subvec(a - first, b - first - 1), xi);
       for (size_t t = a; t < b; ++t) {
         const double v = k[t - a];
         if (!std::isfinite(v)) throw_not_finite();
@@ -254,6 +259,7 @@ class Solver {
     arma::mat& A = blocks_[a / block_rows_];
     arma::mat& B = blocks_[b / block_rows_];
     const size_t ra = a % block_rows_, rb = b % block_rows_;
+    std::swap(block_norms_[a / block_rows_][ra], block_norms_[b / block_rows_][rb]);
     if (&A == &B) {
       A.swap_rows(ra, rb);
       return;
@@ -599,6 +605,7 @@ class Solver {
   // the blocks are the tasks of the column's parallel loop.
   const size_t block_rows_;
   std::vector<arma::mat> blocks_;
+  std::vector<arma::vec> block_norms_;  // rowwise::squared_norms of each block, kept in step
   const size_t n_;
   const double tol_;
   const bool shrinking_;
