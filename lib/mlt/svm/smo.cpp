@@ -44,6 +44,7 @@ class ColumnCache {
   // Column `index` with room for [0, len); returns its data and the first entry the
   // caller must fill (len when it is all there). Marks it most recently used.
   std::pair<double*, size_t> get(size_t index, size_t len) {
+    if (!pending_.empty()) apply_pending_swaps();
     Entry& e = entries_[index];
     if (e.len) unlink(index);
     size_t start = len;
@@ -64,6 +65,14 @@ class ColumnCache {
   // Positions i and j of the problem exchange places (shrinking): the columns follow
   // their variables, and every cached column exchanges its entries i and j, or is
   // dropped when it holds one and not the other.
+  //
+  // The exchanges inside the columns wait until the next get(): a shrinking round
+  // makes hundreds of them, and LIBSVM's order (each exchange through every cached
+  // column) missed the data cache once per column per exchange, a fifth of the fit.
+  // Column by column, the round's exchanges touch one column while it is in cache.
+  // The result is the same: each buffer undergoes the same exchanges in the same
+  // order; one dropped midway is dropped at the end instead, and nothing reads or
+  // allocates in between.
   void swap_index(size_t i, size_t j) {
     if (i == j) return;
     Entry& a = entries_[i];
@@ -74,21 +83,27 @@ class ColumnCache {
     std::swap(a.len, b.len);
     if (a.len) append(i);
     if (b.len) append(j);
-    if (i > j) std::swap(i, j);
-    for (size_t k = entries_[sentinel()].next; k != sentinel();) {
-      Entry& e = entries_[k];
-      const size_t next = e.next;
-      if (e.len > i) {
-        if (e.len > j)
-          std::swap(e.data[i], e.data[j]);
-        else
-          evict(k);
-      }
-      k = next;
-    }
+    pending_.emplace_back(std::min(i, j), std::max(i, j));
   }
 
  private:
+  void apply_pending_swaps() {
+    for (size_t k = entries_[sentinel()].next; k != sentinel();) {
+      Entry& e = entries_[k];
+      const size_t next = e.next;
+      for (const auto& [i, j] : pending_) {
+        if (e.len <= i) continue;
+        if (e.len <= j) {
+          evict(k);
+          break;
+        }
+        std::swap(e.data[i], e.data[j]);
+      }
+      k = next;
+    }
+    pending_.clear();
+  }
+
   struct Entry {
     std::unique_ptr<double[]> data;
     size_t len = 0;
@@ -115,6 +130,7 @@ class ColumnCache {
   }
 
   std::vector<Entry> entries_;
+  std::vector<std::pair<size_t, size_t>> pending_;  // exchanges (i < j) not yet made inside the columns
   size_t free_;  // doubles that may still be allocated
 };
 
