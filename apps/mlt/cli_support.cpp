@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "mlt/core/params.hpp"
+#include "progress_display.hpp"
 
 namespace mlt::app {
 namespace {
@@ -32,9 +33,7 @@ PhaseTimer::~PhaseTimer() {
 
 bool quiet() { return quiet_; }
 void set_quiet(bool q) { quiet_ = q; }
-void note(const std::string& message) {
-  if (!quiet_) std::cerr << "mlt: " << message << '\n';
-}
+void note(const std::string& message) { print_note(message); }
 
 namespace {
 // A finite number accepted by `ok`, described as `what` in --help and errors.

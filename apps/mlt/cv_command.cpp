@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
 
 #include "output.hpp"
+#include "mlt/core/progress.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/io/number_format.hpp"
 
@@ -148,23 +150,8 @@ std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::siz
 }
 
 cv::Progress progress_reporter() {
-  if (quiet() || !isatty(STDERR_FILENO)) return {};
-  using clock = std::chrono::steady_clock;
-  struct State {
-    clock::time_point start = clock::now(), last;
-    bool shown = false;
-  };
-  auto s = std::make_shared<State>();
-  return [s](std::size_t done, std::size_t total) {
-    const auto now = clock::now();
-    const bool end = done == total;
-    // Quick sweeps stay silent; long ones update a few times a second.
-    if (now - s->start < std::chrono::seconds(2) || (!end && now - s->last < std::chrono::milliseconds(250))) return;
-    s->last = now;
-    s->shown = true;
-    std::fprintf(stderr, "\rmlt: cv: %zu/%zu fits (%.0f%%)%s", done, total, 100.0 * done / total, end ? "\n" : "");
-    std::fflush(stderr);
-  };
+  if (!progress_wanted()) return {};
+  return [](std::size_t done, std::size_t total) { report_progress({"cv", "fit", done, total, {}, NAN, NAN, done == total}); };
 }
 
 namespace {

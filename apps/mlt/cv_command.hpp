@@ -99,7 +99,7 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task);
 CvData read_cv_data(const CvOptions& opt, CvTask task);
 // Checks --score against the known names and returns the one to use.
 std::string choose_metric(const CvOptions& opt, const Names& known, const std::string& fallback);
-// Progress on stderr (only when it is a terminal, not under -q, after ~2 s).
+// The sweep's fits done, as progress reports (mlt/core/progress.hpp; shown by progress_display).
 cv::Progress progress_reporter();
 // The report: CSV (default) or one JSON object on standard output.
 void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds& folds,

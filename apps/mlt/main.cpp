@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "cli_support.hpp"
 #include "model_io.hpp"
+#include "progress_display.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
@@ -152,6 +153,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "No messages on standard error except errors");
   bool timings = false;
   app.add_flag("--timings", timings, "Report the time of each phase (read, fit, write) on standard error");
+  bool log_json = false;
+  app.add_flag("--log-json", log_json,
+               "Progress of long fits and cv, and warnings, as JSON lines on standard error (also under -q)");
   app.footer(
       "Run 'mlt COMMAND --help' for a command's options.\n"
       "Exit status: 0 success, 2 usage error, 65 bad data or model file, 66 cannot open an input,\n"
@@ -160,8 +164,7 @@ int main(int argc, char** argv) {
     mlt::set_thread_count(threads);
     mlt::app::set_quiet(quiet);
     mlt::app::set_timings(timings);
-    mlt::set_log_function(quiet ? mlt::LogFunction()
-                                : [](const std::string& m) { std::cerr << "mlt: " << mlt::app::flag_names(m) << '\n'; });
+    mlt::app::install_messages(quiet, log_json);
   });
 
   mlt::app::setup_pca(app);
@@ -190,7 +193,12 @@ int main(int argc, char** argv) {
     std::cerr << *error << '\n';
     return mlt::kExitUsage;
   }
+  // The status line of a long fit, if shown, goes before whatever is printed next.
+  struct ClearStatusLine {
+    ~ClearStatusLine() { mlt::app::clear_status_line(); }
+  };
   try {
+    ClearStatusLine clear_on_exit;
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return exit_after_printing(app, e);

@@ -26,6 +26,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
+#include "mlt/core/progress.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/kmeans/assign.hpp"
@@ -119,6 +120,7 @@ Run lloyd(const Points& P, const Chunking& ch, arma::mat Ct, uword max_iter, dou
     const Centres C(Ct);
     AssignResult a = assign_pass(P, C, ch, run.labels.memptr(), d2.memptr(), true);
     run.history.push_back(a.energy);
+    report_progress({"kmeans lloyd", "pass", it, 0, "inertia", a.energy});
     const bool any_empty = arma::any(a.counts == 0);
     run.n_iter = it;
     run.counts = a.counts;
@@ -143,6 +145,7 @@ Run lloyd(const Points& P, const Chunking& ch, arma::mat Ct, uword max_iter, dou
       if (a.counts[l] > 0) Ct.col(l) = a.sums.col(l) / static_cast<double>(a.counts[l]);
     previous = a.energy;
   }
+  report_progress({"kmeans lloyd", "pass", run.n_iter, 0, "inertia", run.energy, 1.0, true});
   run.Ct = std::move(Ct);
   return run;
 }

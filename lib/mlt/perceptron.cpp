@@ -18,6 +18,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
+#include "mlt/core/progress.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
 
@@ -79,11 +80,13 @@ void run_epochs(const PerceptronParams& p, arma::uword n, PerceptronFitInfo& inf
     info.corrections += mistakes;
     info.epochs = epoch + 1;
     info.last_epoch_mistakes = mistakes;
+    report_progress({"perceptron", "epoch", info.epochs, 0, "mistakes", static_cast<double>(mistakes)});
     if (mistakes == 0) {
       info.separated = true;
       break;
     }
   }
+  report_progress({"perceptron", "epoch", info.epochs, 0, "mistakes", static_cast<double>(info.last_epoch_mistakes), 1.0, true});
 }
 
 // The margins and the bound of a separated fit (perceptron.hpp): min_i y_i f(x_i) over

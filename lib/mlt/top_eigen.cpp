@@ -6,6 +6,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/core/progress.hpp"
 #include "mlt/core/random.hpp"
 
 namespace mlt {
@@ -58,6 +59,7 @@ std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double
   // The worst residual in units of the goal, per pass: its geometric decrease
   // predicts when the goal is met, so a hopeless iteration stops early.
   std::vector<double> worst;
+  double first_residual = -1;  // for the progress estimate
   for (std::size_t pass = 1; pass <= max_passes; ++pass) {
     const arma::mat Z = symmetric_times(A, Q);  // A Q, n x b
     arma::mat T = Q.t() * Z;                     // QᵀAQ, b x b
@@ -73,6 +75,9 @@ std::optional<TopEigen> top_eigenpairs(const arma::mat& A, std::size_t k, double
     double residual = 0;  // the largest, relative to tol · θ_1
     for (arma::uword j = 0; j < k; ++j)
       residual = std::max(residual, arma::norm(AV.col(j) - theta[j] * V.col(j)) / (tol * scale));
+    if (first_residual < 0) first_residual = residual;
+    report_progress({"kernel pca eigensolver", "pass", pass, 0, "residual / goal", residual,
+                     log_fraction(first_residual, residual, 1.0), scale == 0 || residual <= 1});
     if (scale == 0 || residual <= 1) {
       out.values = theta.head(k);
       out.vectors = V;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlt/core/progress.hpp"
+
 namespace mlt::tron {
 namespace {
 
@@ -80,6 +82,7 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
   double gnorm = arma::norm(arma::vectorise(g));
   if (gnorm0 == 0) gnorm0 = gnorm;
   info.initial_gradient_norm = gnorm0;
+  const double gnorm_start = gnorm;
   arma::mat M = preconditioner(f);
   double delta = std::sqrt(m_norm_sq(g, M));
   bool first = true;
@@ -142,6 +145,8 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
         break;
       }
     }
+    report_progress({"logreg newton", "iteration", info.iterations, 0, "gradient norm", gnorm,
+                     log_fraction(gnorm_start, gnorm, gradient_tol)});
     if (gnorm <= gradient_tol) {
       info.converged = true;
       info.stop = "gradient";
@@ -156,6 +161,7 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
       break;
     }
   }
+  report_progress({"logreg newton", "iteration", info.iterations, 0, "gradient norm", gnorm, 1.0, true});
   // Every stop but max_iter is at the precision limit.
   if (floor_converges && info.stop != "max_iter") info.converged = true;
   info.objective = fval;

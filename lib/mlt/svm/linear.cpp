@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/progress.hpp"
 
 namespace mlt::svm {
 namespace {
@@ -100,6 +101,7 @@ DualCdResult solve_dual_cd(const arma::mat& Xt, const arma::vec& y, const arma::
   // (or max_iter). The test sees each PG_i when coordinate i is visited, before the
   // later updates of the same pass move w, so it is checked once more at the returned
   // point (below) and the passes resume if that point fails it.
+  double first_spread = -1;  // the first pass's violation, for the progress estimate
   const auto descend = [&] {
     arma::uword active = n;
     // The extreme projected gradients of the previous pass, for shrinking.
@@ -149,9 +151,15 @@ DualCdResult solve_dual_cd(const arma::mat& Xt, const arma::vec& y, const arma::
         }
       }
       ++r.iterations;
+      const double spread = std::max(pg_max, 0.0) - std::min(pg_min, 0.0);
+      if (progress_wanted()) {
+        if (first_spread < 0) first_spread = spread;
+        report_progress({"svm coordinate descent", "pass", r.iterations, 0, "violation", spread,
+                         log_fraction(first_spread, spread, o.tol)});
+      }
       // Every |PG| <= tol and their spread <= tol; an empty active set passes (no
       // coordinate to check until all come back).
-      if (std::max(pg_max, 0.0) - std::min(pg_min, 0.0) <= o.tol) {
+      if (spread <= o.tol) {
         if (active == n) return true;
         active = n;  // check everything before stopping
         pg_max_old = kInf;
@@ -198,6 +206,7 @@ DualCdResult solve_dual_cd(const arma::mat& Xt, const arma::vec& y, const arma::
     r.converged = false;  // the pass's test held, the returned point's not yet: more passes
     if (r.iterations >= o.max_iter) break;
   }
+  report_progress({"svm coordinate descent", "pass", r.iterations, 0, "violation", r.violation, 1.0, true});
   return r;
 }
 

@@ -12,6 +12,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/core/progress.hpp"
 #include "mlt/core/rowwise.hpp"
 
 namespace mlt::svm {
@@ -175,10 +176,15 @@ class Solver {
   SmoResult run() {
     size_t counter = std::min<size_t>(n_, 1000) + 1;
     bool converged = false;
+    double first_gap = -1;  // for the progress estimate
     while (r_.iterations < max_iter_) {
       if (--counter == 0) {
         counter = std::min<size_t>(n_, 1000);
         if (shrinking_) do_shrinking();
+        if (progress_wanted() && std::isfinite(gap_)) {
+          if (first_gap < 0) first_gap = gap_;
+          report_progress({"svm smo", "iteration", r_.iterations, 0, "gap", gap_, log_fraction(first_gap, gap_, tol_)});
+        }
       }
       size_t i, j;
       if (select_working_set(i, j)) {
@@ -200,6 +206,7 @@ class Solver {
     }
     r_.converged = converged;
     r_.gap = std::max(gap_, 0.0);
+    report_progress({"svm smo", "iteration", r_.iterations, 0, "gap", r_.gap, 1.0, true});
     r_.b = -rho();
     double v = 0;
     for (size_t t = 0; t < n_; ++t) v += alpha_[t] * (G_[t] - 1.0);
