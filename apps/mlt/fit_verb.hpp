@@ -85,6 +85,11 @@ inline void add_stream_options(CLI::App* fit, StreamOptions& opt) {
 // of the matrix (the parsed one and a centred or standardized one), so 2 x 8 / 2. A
 // stream whose size is unknown (standard input, a pipe) is streamed.
 inline bool want_stream(const StreamOptions& opt, const std::string& path) {
+  if (!opt.chunk_size.empty()) {
+    io::parse_memory_size(opt.chunk_size, "--chunk-size");  // refused whether or not it streams
+    if (!opt.stream && opt.memory.empty())
+      throw UsageError("--chunk-size applies to a streamed fit: add --stream (or --memory SIZE)");
+  }
   if (opt.stream) return true;
   if (opt.memory.empty()) return false;
   const std::uint64_t budget = io::parse_memory_size(opt.memory, "--memory");

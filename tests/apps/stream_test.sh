@@ -77,6 +77,8 @@ check "--memory 100K: a 26 KB file streams" grep -q "streamed 442 rows" <<<"$err
 run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --memory 1G -o auto2.ridge
 check "--memory 1G: read in memory" test "$rc" -eq 0 -a -z "$(grep streamed <<<"$err")"
 expect_error 2 "--memory: expected a size" "--memory refuses a bad size" "$MLT" ridge fit "$DATA/diabetes.csv" --memory lots -o x.ridge
+expect_error 2 "--chunk-size applies to a streamed fit" "--chunk-size alone is refused" \
+  "$MLT" ridge fit "$DATA/diabetes.csv" --chunk-size 1K -o x.ridge
 expect_error 2 "--chunk-size: expected a size" "--chunk-size refuses 0" "$MLT" ridge fit "$DATA/diabetes.csv" --stream --chunk-size 0 -o x.ridge
 
 # PCA on iris: streamed in 64-byte chunks against the in-memory covariance solver.
