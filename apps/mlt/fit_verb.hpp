@@ -11,7 +11,11 @@
 #include <stdexcept>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "cli_support.hpp"
+#include "mlt/core/scatter.hpp"
+#include "mlt/io/csv_chunks.hpp"
 #include "data_options.hpp"
 #include "model_io.hpp"
 #include "cv_command.hpp"
@@ -54,6 +58,93 @@ struct FitHooks {
   std::function<std::string(const E&)> detail = nullptr;
 };
 
+// --stream, --memory and --chunk-size: the fit reads DATA in chunks and holds only
+// the estimator's state (E::fit_stream) instead of the rows. Off unless asked for.
+struct StreamOptions {
+  bool stream = false;
+  std::string memory;      // a budget: stream when the in-memory fit may need more
+  std::string chunk_size;  // bytes of input per chunk
+};
+
+template <class E>
+concept Streamable = requires(E& e, const RowChunks& next) { e.fit_stream(next); };
+
+inline void add_stream_options(CLI::App* fit, StreamOptions& opt) {
+  fit->add_flag("--stream", opt.stream,
+                "Read DATA in chunks, holding the fit's state (O(p²)) instead of the rows; the same model up to "
+                "rounding");
+  fit->add_option("--memory", opt.memory,
+                  "Stream when the in-memory fit could need more than SIZE (512M, 2G): 8 bytes per file byte, "
+                  "or always for standard input");
+  fit->add_option("--chunk-size", opt.chunk_size, "Bytes of input per chunk when streaming (default 16M)");
+}
+
+// Whether to stream: --stream; or --memory given and the in-memory fit possibly
+// needing more. Its need is bounded by 8 bytes per byte of the file: a cell is at
+// least a digit and a delimiter, 8 bytes parsed, and the fits hold about two copies
+// of the matrix (the parsed one and a centred or standardized one), so 2 x 8 / 2. A
+// stream whose size is unknown (standard input, a pipe) is streamed.
+inline bool want_stream(const StreamOptions& opt, const std::string& path) {
+  if (!opt.chunk_size.empty()) {
+    io::parse_memory_size(opt.chunk_size, "--chunk-size");  // refused whether or not it streams
+    if (!opt.stream && opt.memory.empty())
+      throw UsageError("--chunk-size applies to a streamed fit: add --stream (or --memory SIZE)");
+  }
+  if (opt.stream) return true;
+  if (opt.memory.empty()) return false;
+  const std::uint64_t budget = io::parse_memory_size(opt.memory, "--memory");
+  struct stat st;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return true;
+  return static_cast<double>(st.st_size) * 8 > static_cast<double>(budget);
+}
+
+// The streamed fit: DATA read a chunk at a time into E::fit_stream; `targets` are
+// the regression's target columns (none for an unsupervised fit). Fills d with the
+// schema and the data's provenance (a table without its values).
+template <class E>
+void fit_streamed(E& model, const DataOptions& data, const StreamOptions& sopt, const Names& targets, FitData& d,
+                  const std::function<std::string(const E&)>& detail) {
+  const std::size_t chunk_bytes =
+      sopt.chunk_size.empty() ? io::kDefaultChunkBytes : io::parse_memory_size(sopt.chunk_size, "--chunk-size");
+  io::ColumnSelection sel;
+  sel.text = targets;
+  sel.ignore = data.ignore;
+  io::CsvChunks chunks(data.path, csv_options(data), sel, chunk_bytes);
+  io::Table chunk;
+  std::size_t n_chunks = 0;
+  Names target_names;
+  const RowChunks next = [&](arma::mat& X, arma::mat& Y) {
+    if (!chunks.next(chunk)) return false;
+    ++n_chunks;
+    X = std::move(chunk.X);
+    Y.set_size(X.n_rows, chunk.text.size());
+    target_names.clear();
+    for (std::size_t t = 0; t < chunk.text.size(); ++t) {
+      const auto& col = chunk.text[t];
+      Y.col(t) = parse_numeric_target(col.values, col.name, chunk.source, chunk.lines);
+      target_names.push_back(col.name);
+    }
+    return true;
+  };
+  {
+    PhaseTimer timer("fit");
+    model.fit_stream(next);
+    std::string what = "streamed " + std::to_string(chunks.rows()) + " rows in " + std::to_string(n_chunks) +
+                       (n_chunks == 1 ? " chunk" : " chunks");
+    if (detail) what += "; " + detail(model);
+    timer.set_detail(what);
+  }
+  d.table = chunks.summary();
+  // The model file records the rows read (Table::n_rows, the rows of X): an n x 0
+  // matrix says so without holding any value.
+  d.table.X.set_size(chunks.rows(), 0);
+  if (d.table.dropped_rows)
+    note(d.table.source + ": dropped " + std::to_string(d.table.dropped_rows) +
+         (d.table.dropped_rows == 1 ? " row" : " rows") + " with missing values");
+  if (targets.empty()) d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}};
+  else d.schema = {d.table.feature_names, d.table.had_header, target_names[0], target_names, {}};
+}
+
 // Adds `fit` under an algorithm's command. Classification: --target is one column
 // of labels (the last by default); regression: one or several numeric columns;
 // CvTask::none: every column is a feature (but --ignore).
@@ -64,6 +155,7 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
     std::string output;
     Names targets;
     typename E::Params params;
+    StreamOptions stream;
   };
   auto opt = std::make_shared<Options>();
   auto* fit = command->add_subcommand("fit", description);
@@ -72,6 +164,7 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
   if (task != CvTask::none) add_target_option(fit, opt->targets, task == CvTask::regression || hooks.task);
   const auto flags = add_param_flags(fit, opt->params, E::Params::table());
   if (hooks.options) hooks.options(fit, opt->params);
+  if constexpr (Streamable<E>) add_stream_options(fit, opt->stream);
   fit->callback([opt, flags, declared_task = task, hooks] {
     flags.refuse_inapplicable(opt->params);
     const CvTask task = hooks.task ? hooks.task(opt->params) : declared_task;
@@ -85,7 +178,18 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
       model.fit(args...);
       if (hooks.detail) timer.set_detail(hooks.detail(model));
     };
-    if (task == CvTask::classification) {
+    bool streamed = false;
+    if constexpr (Streamable<E>) {
+      if (task != CvTask::classification && want_stream(opt->stream, opt->data.path)) {
+        fit_streamed(model, opt->data, opt->stream,
+                     task == CvTask::regression ? (opt->targets.empty() ? Names{io::kLastColumn} : opt->targets)
+                                                : Names{},
+                     d, hooks.detail);
+        streamed = true;
+      }
+    }
+    if (streamed) {
+    } else if (task == CvTask::classification) {
       ClassificationData c = read_classification_data(opt->data, opt->targets.empty() ? "" : opt->targets[0]);
       if constexpr (requires(E& e, const arma::mat& X, const Labels& y) { e.fit(X, y, std::size_t{}); })
         timed_fit(c.table.X, c.y, c.encoder.n_classes());

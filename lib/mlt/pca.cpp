@@ -65,6 +65,20 @@ arma::mat centred_scatter(const arma::mat& X, const arma::rowvec& mean, const ar
   return arma::symmatu(scatter);
 }
 
+// The top max_k axes of a p x p scatter matrix: its eigenvectors V (p x max_k) and
+// s = sqrt(eigenvalues), decreasing.
+void scatter_axes(const arma::mat& scatter, arma::uword max_k, arma::vec& s, arma::mat& V) {
+  arma::vec eigval;
+  arma::mat eigvec;
+  if (!arma::eig_sym(eigval, eigvec, scatter, "dc") && !arma::eig_sym(eigval, eigvec, scatter, "std"))
+    throw DataError("PCA: the eigen-decomposition did not converge");
+  // Ascending from LAPACK; rounding can make the smallest slightly negative.
+  eigval = arma::reverse(arma::clamp(eigval, 0.0, arma::datum::inf));
+  eigvec = arma::fliplr(eigvec);
+  s = arma::sqrt(eigval.head(max_k));
+  V = eigvec.cols(0, max_k - 1);
+}
+
 void fix_signs(arma::mat& V) {  // V: p x k, axes as columns
   for (arma::uword j = 0; j < V.n_cols; ++j) {
     const arma::uword i = arma::index_max(arma::abs(V.col(j)));
@@ -103,22 +117,30 @@ bool use_iterative_solver(const PcaParams& params, std::size_t n) {
 
 }  // namespace
 
-Pca& Pca::fit(const arma::mat& X) {
+void Pca::check_linear_params() const {
   if (params_.variance < 0 || params_.variance >= 1 || std::isnan(params_.variance))
     throw UsageError("variance must be in (0, 1)");
   if (params_.variance > 0 && params_.n_components > 0)
     throw UsageError("give the number of components or the variance to keep, not both");
-  check_fit_input(X, 1);
-  if (params_.kernelized) {
-    fit_kernel(X);
-    return *this;
-  }
+}
+
+void Pca::reset_kernel_state() {
   kernel_ = Kernel();
   train_.reset();
   alphas_.reset();
   eigenvalues_.reset();
   kernel_col_mean_.reset();
   kernel_mean_ = 0;
+}
+
+Pca& Pca::fit(const arma::mat& X) {
+  check_linear_params();
+  check_fit_input(X, 1);
+  if (params_.kernelized) {
+    fit_kernel(X);
+    return *this;
+  }
+  reset_kernel_state();
   const arma::uword n = X.n_rows, p = X.n_cols;
   const arma::uword max_k = std::min(n, p);
   if (params_.n_components > max_k)
@@ -149,20 +171,8 @@ Pca& Pca::fit(const arma::mat& X) {
     s = s.head(max_k);
   } else {
     const arma::rowvec& sc = scaler_.scale();
-    arma::mat scatter = centred_scatter(X, mean, params_.standardize ? &sc : nullptr);
-    arma::vec eigval;
-    arma::mat eigvec;
-    if (!arma::eig_sym(eigval, eigvec, scatter, "dc") && !arma::eig_sym(eigval, eigvec, scatter, "std"))
-      throw DataError("PCA: the eigen-decomposition did not converge");
-    // Ascending from LAPACK; rounding can make the smallest slightly negative.
-    eigval = arma::reverse(arma::clamp(eigval, 0.0, arma::datum::inf));
-    eigvec = arma::fliplr(eigvec);
-    s = arma::sqrt(eigval.head(max_k));
-    V = eigvec.cols(0, max_k - 1);
+    scatter_axes(centred_scatter(X, mean, params_.standardize ? &sc : nullptr), max_k, s, V);
   }
-  fix_signs(V);
-
-  const arma::vec variance = arma::square(s) / denom;
   // Total variance from the columns themselves: the sum over all components, also
   // those beyond min(n, p), which are zero.
   double total = 0;
@@ -172,6 +182,14 @@ Pca& Pca::fit(const arma::mat& X) {
   } else if (n > 1) {
     total = arma::accu(arma::var(X, 0, 0));
   }
+  keep_components(s, V, denom, total);
+  return *this;
+}
+
+void Pca::keep_components(const arma::vec& s, arma::mat V, double denom, double total) {
+  const arma::uword max_k = s.n_elem;
+  fix_signs(V);
+  const arma::vec variance = arma::square(s) / denom;
   // 0/0 (constant data, or a single row) is defined as 0: nothing is explained.
   const arma::vec ratio = total > 0 ? arma::vec(variance / total) : arma::vec(max_k, arma::fill::zeros);
 
@@ -180,6 +198,52 @@ Pca& Pca::fit(const arma::mat& X) {
   singular_values_ = s.head(k);
   explained_variance_ = variance.head(k);
   explained_variance_ratio_ = ratio.head(k);
+}
+
+Pca& Pca::fit_stream(const RowChunks& next) {
+  check_linear_params();
+  if (params_.kernelized)
+    throw UsageError("kernel PCA needs all the rows in memory (its n x n kernel matrix); a streamed fit is linear only");
+  if (params_.solver == PcaSolver::svd)
+    throw UsageError("solver svd needs all the rows in memory; a streamed fit uses solver covariance (or auto)");
+  reset_kernel_state();
+  ScatterAccumulator acc;
+  arma::mat X, unused;
+  bool first = true;
+  while (next(X, unused)) {
+    check_fit_input(X, 1);
+    if (first) {
+      acc = ScatterAccumulator(X.n_cols);
+      first = false;
+    } else if (X.n_cols != acc.p()) {
+      throw Error("internal: chunks of different widths", kExitSoftware);
+    }
+    acc.add(X);
+  }
+  if (first) throw DataError("0 samples, need at least 1");
+  const std::uint64_t n = acc.n();
+  const arma::uword p = acc.p();
+  const arma::uword max_k = static_cast<arma::uword>(std::min<std::uint64_t>(n, p));
+  if (params_.n_components > max_k)
+    throw DataError("n_components=" + std::to_string(params_.n_components) + " > min(n_samples=" +
+                    std::to_string(n) + ", n_features=" + std::to_string(p) + ")");
+  scaler_ = Standardizer();
+  arma::mat S = acc.scatter();
+  if (params_.standardize) {
+    scaler_ = Standardizer::from_scatter(acc, p);
+    const arma::vec inv = 1.0 / scaler_.scale().t();
+    S.each_col() %= inv;
+    S.each_row() %= inv.t();
+  }
+  mean_ = params_.standardize ? arma::rowvec(p, arma::fill::zeros) : acc.mean();
+  arma::vec s;
+  arma::mat V;
+  scatter_axes(S, max_k, s, V);
+  const double denom = n > 1 ? static_cast<double>(n - 1) : 1.0;
+  // fit()'s total, Σⱼ var(xⱼ) (over scale² when standardized), from the scatter's
+  // diagonal: var(xⱼ) = Sⱼⱼ / (n − 1), and S is already scaled.
+  const double total = n > 1 ? arma::accu(S.diag()) / denom : 0.0;
+  keep_components(s, V, denom, total);
   return *this;
 }
 

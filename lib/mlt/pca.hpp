@@ -6,6 +6,7 @@
 
 #include <cstddef>
 
+#include "mlt/core/scatter.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
@@ -60,6 +61,12 @@ class Pca {
   // X: n x p, n >= 1. Throws UsageError for invalid params, DataError when they do
   // not fit the data (k > min(n, p)) or the data is unusable.
   Pca& fit(const arma::mat& X);
+  // The same fit from rows read a chunk at a time (X: m x p per chunk; Y unused),
+  // holding O(p²) state instead of the data: the centred scatter (core/scatter.hpp),
+  // then its eigenvectors, as solver covariance. Equals fit(X) with solver covariance
+  // up to the rounding of the scatter's summation order (pca.cpp). Linear PCA with
+  // solver auto or covariance only (UsageError for kernel PCA and solver svd).
+  Pca& fit_stream(const RowChunks& next);
   // X: m x p -> scores m x k. Kernel PCA: the projections of the points' centred
   // images in feature space on the kept components, computed over blocks of rows (the
   // m x n cross-kernel is never held whole).
@@ -118,6 +125,12 @@ class Pca {
  private:
   void require_fitted() const;
   void require_linear(const char* what) const;
+  void check_linear_params() const;
+  void reset_kernel_state();
+  // From the singular values s (decreasing, min(n, p)) and axes V (p x min(n, p)) of
+  // the centred data: the kept components, their variances s² / denom and their
+  // ratios to `total` (the sum of the columns' variances).
+  void keep_components(const arma::vec& s, arma::mat V, double denom, double total);
   arma::mat centred(const arma::mat& X) const;  // (X - mean) / scale
   void fit_kernel(const arma::mat& X);
   // Kernel PCA: the cross-kernel k(X, train) of a block of (standardized) rows, centred

@@ -120,7 +120,117 @@ bool cholesky_solve(arma::mat& A, double lambda, arma::mat& R, double& rcond) {
   return true;
 }
 
+// The svd solver's spectral solution from the Gram matrix G = X̄ᵀX̄ (p x p) alone,
+// for a streamed fit: with G = V diag(e) Vᵀ (e = s²), W = V diag(1 / (e + λ)) VᵀX̄ᵀȲ,
+// and for λ = 0 the pseudo-inverse, eigenvalues at or below max(n, p)·ε·e_max counting
+// as zero (eig_sym's absolute error is a few ε·e_max). Forming G squares the condition
+// number, so a system that needs this loses twice the digits the svd of X̄ would.
+Solution solve_gram_eigen(const arma::mat& G, const arma::mat& R, double lambda, std::uint64_t n, bool intercept) {
+  const arma::uword p = G.n_rows;
+  arma::vec e;
+  arma::mat V;
+  if (!arma::eig_sym(e, V, G, "dc") && !arma::eig_sym(e, V, G, "std"))
+    throw DataError("ridge: the eigendecomposition of XᵀX did not converge");
+  e = arma::clamp(e, 0.0, arma::datum::inf);
+  const double emax = e.max();
+  const double tol = static_cast<double>(std::max<std::uint64_t>(n, p)) * kEps * emax;
+  Solution sol;
+  sol.used = RidgeSolver::svd;
+  arma::vec d(p, arma::fill::zeros);
+  for (arma::uword i = 0; i < p; ++i) {
+    if (e[i] > tol) ++sol.rank;
+    if (lambda > 0) d[i] = 1.0 / (e[i] + lambda);
+    else if (e[i] > tol) d[i] = 1.0 / e[i];
+  }
+  sol.W = V * arma::diagmat(d) * (V.t() * R);
+  const double emin = e.min();
+  const double lo = (emin <= tol && lambda == 0) ? 0.0 : emin + lambda;
+  sol.condition = lo > 0 ? (emax + lambda) / lo : std::numeric_limits<double>::infinity();
+  if (lambda == 0 && sol.rank < p)
+    warn("ridge: lambda = 0 and the " + std::string(intercept ? "centred " : "") + "data has rank " +
+         std::to_string(sol.rank) + " < " + std::to_string(p) +
+         " features: the least-squares solution is not unique; using the minimum-norm one");
+  return sol;
+}
+
 }  // namespace
+
+Ridge& Ridge::fit_stream(const RowChunks& next) {
+  if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");
+  if (params_.solver == RidgeSolver::dual || params_.solver == RidgeSolver::svd)
+    throw UsageError("solver " + std::string(name_of(params_.solver)) +
+                     " needs all the rows in memory; a streamed fit solves the primal system (solver auto or primal)");
+  // One accumulator over [X Y]: its blocks are X̄ᵀX̄, X̄ᵀȲ and the means of both.
+  ScatterAccumulator acc;
+  arma::mat X, Y;
+  std::size_t p = 0, t = 0;
+  bool first = true;
+  while (next(X, Y)) {
+    check_fit_input(X, 1);
+    check_same_rows(X, Y.n_rows, "target values");
+    if (Y.n_cols == 0) throw DataError("no target column");
+    if (!Y.is_finite()) throw DataError("non-finite target value");
+    if (arma::abs(Y).max() > 1e150) throw DataError("target values would overflow when squared; rescale them");
+    if (first) {
+      p = X.n_cols, t = Y.n_cols;
+      acc = ScatterAccumulator(p + t);
+      first = false;
+    } else if (X.n_cols != p || Y.n_cols != t) {
+      throw Error("internal: chunks of different widths", kExitSoftware);
+    }
+    acc.add(arma::join_rows(X, Y));
+  }
+  if (first) throw DataError("0 samples, need at least 1");
+  const std::uint64_t n = acc.n();
+  const double lambda = params_.lambda;
+  const bool intercept = params_.fit_intercept;
+  const arma::mat S = acc.scatter();
+  const arma::rowvec mx = acc.mean().head(p), my = acc.mean().tail(t);
+  arma::mat G = S.submat(0, 0, p - 1, p - 1);
+  arma::mat R = S.submat(0, p, p - 1, p + t - 1);
+  // The primal system of fit() in each of its four spaces. Standardized, the columns
+  // have mean 0, so ZᵀZ and ZᵀY are the scaled centred blocks with or without an
+  // intercept; raw without an intercept, the uncentred XᵀX = X̄ᵀX̄ + n x̄ᵀx̄ (no
+  // cancellation: that sum is the matrix wanted).
+  scaler_ = Standardizer();
+  arma::rowvec shift(p, arma::fill::zeros), y_shift(t, arma::fill::zeros);
+  if (params_.standardize) {
+    scaler_ = Standardizer::from_scatter(acc, p);
+    const arma::vec inv = 1.0 / scaler_.scale().t();
+    G.each_col() %= inv;
+    G.each_row() %= inv.t();
+    R.each_col() %= inv;
+  } else if (intercept) {
+    shift = mx;
+  } else {
+    G += (mx.t() * mx) * static_cast<double>(n);
+    R += (mx.t() * my) * static_cast<double>(n);
+  }
+  if (intercept) y_shift = my;
+
+  const bool automatic = params_.solver == RidgeSolver::automatic;
+  Solution sol;
+  arma::mat A = G, W = R;
+  double rc = 0;
+  if (cholesky_solve(A, lambda, W, rc) && rc >= (automatic ? kTrustRcond : p * kEps)) {
+    sol.W = std::move(W);
+    sol.condition = 1.0 / rc;
+    sol.rank = std::min<std::size_t>(intercept ? n - 1 : n, p);
+    sol.used = RidgeSolver::primal;
+  } else {
+    if (!automatic && lambda > 0)
+      warn("ridge: XᵀX + λI is numerically singular (reciprocal condition " + to_string_g(rc) +
+           "); solved through its eigendecomposition instead");
+    sol = solve_gram_eigen(G, R, lambda, n, intercept);
+  }
+  if (!sol.W.is_finite()) throw DataError("ridge: the solution is not finite; rescale the data or raise lambda");
+  coef_ = std::move(sol.W);
+  intercept_ = y_shift - shift * coef_;
+  solver_used_ = sol.used;
+  condition_ = sol.condition;
+  rank_ = sol.rank;
+  return *this;
+}
 
 Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
   if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "mlt/core/scatter.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/standardizer.hpp"
@@ -49,6 +50,13 @@ class Ridge {
   // UsageError for invalid params; DataError for unusable data. With λ = 0 and a
   // singular XᵀX, the minimum-norm least-squares solution, with a warning.
   Ridge& fit(const arma::mat& X, const arma::mat& Y);
+  // The same fit from rows read a chunk at a time (X: m x p, Y: m x t per chunk),
+  // holding O((p + t)²) state instead of the data: the centred scatter of [X Y]
+  // (core/scatter.hpp), then the primal solver on it. Equals fit(X, Y) on all the rows
+  // with the primal solver, up to the rounding of the scatter's summation order (see
+  // ridge.cpp). solver auto and primal only (dual and svd need the rows: UsageError);
+  // an ill-conditioned system falls back to the eigendecomposition of X̄ᵀX̄ + λI.
+  Ridge& fit_stream(const RowChunks& next);
   // X: m x p -> predictions m x t.
   arma::mat predict(const arma::mat& X) const;
   // Coefficient of determination R² (averaged over targets), higher is better.

@@ -14,26 +14,46 @@ namespace {
 // deviation is off by a few ulps of |x|, eps |x| each). Relative to the column, so a
 // feature measured in tiny units (1e-16 m) is scaled like any other.
 constexpr double kConstantTolerance = 10 * std::numeric_limits<double>::epsilon();
+
+// A scale at the rounding-noise level of its column becomes 1 (centred, not scaled);
+// warns when the column does hold different values. magnitude(j): largest |x|;
+// varies(j): whether column j holds two different values.
+template <class Magnitude, class Varies>
+void settle_constant_columns(arma::rowvec& scale, Magnitude magnitude, Varies varies) {
+  for (arma::uword j = 0; j < scale.n_elem; ++j) {
+    const double mag = magnitude(j);
+    if (!(scale[j] > kConstantTolerance * mag) || !(scale[j] >= std::numeric_limits<double>::min())) {
+      if (varies(j)) {
+        std::string m = "feature " + std::to_string(j + 1) + " varies only by rounding noise (sd ";
+        io::append_number(m, scale[j]);
+        m += ", largest |x| ";
+        io::append_number(m, mag);
+        warn(m + "): treated as constant, centred but not scaled");
+      }
+      scale[j] = 1.0;
+    }
+  }
+}
 }  // namespace
 
 Standardizer& Standardizer::fit(const arma::mat& X) {
   mean_ = arma::mean(X, 0);
   scale_ = arma::stddev(X, 1, 0);  // normalised by n, not n - 1
-  for (arma::uword j = 0; j < scale_.n_elem; ++j) {
-    const double magnitude = X.n_rows ? arma::abs(X.col(j)).max() : 0.0;
-    if (!(scale_[j] > kConstantTolerance * magnitude) || !(scale_[j] >= std::numeric_limits<double>::min())) {
-      if (X.n_rows > 1 && arma::any(X.col(j) != X(0, j)))
-      {
-        std::string m = "feature " + std::to_string(j + 1) + " varies only by rounding noise (sd ";
-        io::append_number(m, scale_[j]);
-        m += ", largest |x| ";
-        io::append_number(m, magnitude);
-        warn(m + "): treated as constant, centred but not scaled");
-      }
-      scale_[j] = 1.0;
-    }
-  }
+  settle_constant_columns(
+      scale_, [&X](arma::uword j) { return X.n_rows ? arma::abs(X.col(j)).max() : 0.0; },
+      [&X](arma::uword j) { return X.n_rows > 1 && arma::any(X.col(j) != X(0, j)); });
   return *this;
+}
+
+Standardizer Standardizer::from_scatter(const ScatterAccumulator& acc, std::size_t p) {
+  Standardizer s;
+  const double n = static_cast<double>(acc.n());
+  s.mean_ = acc.mean().head(p);
+  const arma::vec diag = acc.scatter().diag();
+  s.scale_ = arma::sqrt(diag.head(p).t() / n);  // ddof 0, as fit
+  settle_constant_columns(
+      s.scale_, [&acc](arma::uword j) { return acc.max_abs()[j]; }, [&acc](arma::uword j) { return acc.varies(j); });
+  return s;
 }
 
 arma::mat Standardizer::transform(const arma::mat& X) const {

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "mlt/core/scatter.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 
@@ -15,6 +16,8 @@ class Standardizer {
  public:
   // X: n x p. Learns mean and scale per column.
   Standardizer& fit(const arma::mat& X);
+  // The same from rows seen in chunks: the first p columns of `acc` (n >= 1).
+  static Standardizer from_scatter(const ScatterAccumulator& acc, std::size_t p);
   arma::mat transform(const arma::mat& X) const;        // n x p -> n x p
   arma::mat inverse_transform(const arma::mat& Z) const;
   bool is_fitted() const { return !mean_.is_empty(); }

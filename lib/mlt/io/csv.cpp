@@ -15,6 +15,7 @@
 // * Physical line numbers are counted as records are parsed (a quoted newline counts)
 //   so every message can name file:line:column.
 #include "mlt/io/csv.hpp"
+#include "mlt/io/csv_chunks.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -370,6 +371,10 @@ class RangeParser {
         }
         break;  // line end, or end of input at EOF
       }
+      // A CR that ends the range may be the first half of a CRLF: taking the LF that
+      // follows for a blank line would put every later message one line off. The
+      // record is parsed again behind the next read.
+      if (!incomplete && p + 1 == e && *p == '\r' && !at_eof) incomplete = true;
       if (incomplete) {
         for (auto& t : out.text) t.resize(out.rows);
         line = record_line;
@@ -570,32 +575,90 @@ const TextColumn& Table::text_column(const std::string& name) const {
   throw Error("internal: text column \"" + name + "\" was not read", kExitSoftware);
 }
 
-Table read_csv(const std::string& path, const CsvOptions& options, const ColumnSelection& columns) {
-  Source src(path);
-  const std::string& source = src.name();
-  Sha256 sha;
-  Table table;
-  table.source = source;
-  table.had_header = options.header;
+// The reader's state between buffer-fulls: read_csv runs it to the end, CsvChunks
+// hands out each buffer-full's rows as they are parsed.
+struct CsvChunks::Impl {
+  Impl(const std::string& path, const CsvOptions& options, const ColumnSelection& columns,
+       std::size_t chunk_bytes);
+  // Parses the next buffer-full into `blocks` (appended). False when the input had
+  // already ended.
+  bool parse_next(std::vector<Block>& blocks);
+  // Moves the rows of `blocks` into `table` (X, lines, text; adds the dropped rows),
+  // freeing each block as it goes.
+  void assemble(std::vector<Block>& blocks, Table& table) const;
+  void hash_async(const char* p, std::size_t n) {
+    hashing = std::async(std::launch::async, [this, p, n] { sha.update(p, n); });
+  }
 
-  std::size_t capacity = kChunkBytes;
-  std::unique_ptr<char[]> buf(new char[capacity]);
-  std::size_t len = src.read(buf.get(), capacity);
-  bool at_eof = len < capacity;
-  std::uint64_t total_bytes = len;
+  Source src;
+  CsvOptions options;
+  bool verbatim;
+  Sha256 sha;
+  Table proto;  // the provenance fields every chunk carries
+  Names header;
+  Plan plan;
+  unsigned n_threads = 1;
+  std::size_t capacity;
+  std::unique_ptr<char[]> buf;
+  std::size_t len = 0;
+  std::size_t start = 0;
+  bool at_eof = false;
+  bool done = false;
+  std::uint64_t total_bytes = 0;
+  std::uint64_t line_no = 1;       // physical line of the next record
+  std::uint64_t bytes_before = 0;  // stream offset of buf[0]
+  std::uint64_t rows = 0, dropped = 0;
+  std::uint64_t dropped_returned = 0;  // dropped rows reported in the chunks returned
+  std::string digest;  // of the whole input, once done
   // The checksum of each piece is computed on another thread while it is parsed
   // (declared after buf: its destructor waits, before the buffer goes away).
   std::future<void> hashing;
-  auto hash_async = [&sha, &hashing](const char* p, std::size_t n) {
-    hashing = std::async(std::launch::async, [&sha, p, n] { sha.update(p, n); });
-  };
+};
+
+CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const ColumnSelection& columns,
+                      std::size_t chunk_bytes)
+    : src(path), options(opts), verbatim(columns.verbatim), capacity(std::max<std::size_t>(chunk_bytes, 1)) {
+  const std::string& source = src.name();
+  proto.source = source;
+  proto.had_header = options.header;
+
+  buf.reset(new char[capacity]);
+  len = src.read(buf.get(), capacity);
+  at_eof = len < capacity;
+  total_bytes = len;
   hash_async(buf.get(), len);
-  std::size_t start = 0;
 
   const auto* ub = reinterpret_cast<const unsigned char*>(buf.get());
   if (len >= 2 && ((ub[0] == 0xFF && ub[1] == 0xFE) || (ub[0] == 0xFE && ub[1] == 0xFF)))
     throw DataError(source + ":1: UTF-16 input is not supported; convert it to UTF-8");
   if (len >= 3 && ub[0] == 0xEF && ub[1] == 0xBB && ub[2] == 0xBF) start = 3;
+  // The first record must end inside the buffer: split_record would otherwise take
+  // what is there as the whole header, and the rest of it as data. A small buffer
+  // (chunks smaller than the header) grows up to the reader's usual one.
+  const auto first_record_ends = [this] {
+    std::size_t i = start;
+    while (i < len && (buf[i] == '\n' || buf[i] == '\r')) ++i;
+    bool quoted = false;
+    for (; i < len; ++i) {
+      if (buf[i] == '"') quoted = !quoted;
+      // A CR at the end of the buffer may be the first half of a CRLF: the LF
+      // would then be taken for a blank line, one line too many in every message.
+      else if (!quoted && (buf[i] == '\n' || buf[i] == '\r')) return buf[i] == '\n' || i + 1 < len || at_eof;
+    }
+    return false;
+  };
+  while (!at_eof && capacity < kChunkBytes && !first_record_ends()) {
+    hashing.get();
+    std::unique_ptr<char[]> bigger(new char[capacity * 2]);
+    std::memcpy(bigger.get(), buf.get(), len);
+    buf = std::move(bigger);
+    capacity *= 2;
+    const std::size_t got = src.read(buf.get() + len, capacity - len);
+    hash_async(buf.get() + len, got);
+    total_bytes += got;
+    len += got;
+    at_eof = len < capacity;
+  }
   // Skip leading blank lines.
   while (start < len && (buf[start] == '\n' || buf[start] == '\r')) ++start;
   if (start == len) throw DataError(source + ": empty file: expected a header and data rows");
@@ -603,25 +666,13 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   const char* first = buf.get() + start;
   const char* end = buf.get() + len;
   const char delim = options.delimiter ? options.delimiter : detect_delimiter(first, end);
-  table.delimiter = delim;
-  std::uint64_t line_no = 1;  // physical line of the next record
+  proto.delimiter = delim;
   for (std::size_t i = 0; i < start; ++i)
     line_no += buf[i] == '\n' || (buf[i] == '\r' && !(i + 1 < len && buf[i + 1] == '\n'));
 
-  // The first record must end inside the first chunk: split_record would otherwise
-  // take what is there as the whole header, and the rest of it as data.
-  if (!at_eof) {
-    bool quoted = false;
-    const char* q = first;
-    for (; q < end; ++q) {
-      if (*q == '"') quoted = !quoted;
-      else if (!quoted && (*q == '\n' || *q == '\r')) break;
-    }
-    if (q == end)
-      throw DataError(source + ":" + std::to_string(line_no) + ": the first record is longer than " +
-                      std::to_string(kChunkBytes >> 20) + " MiB, the reader's limit for a header");
-  }
-  Names header;
+  if (!at_eof && !first_record_ends())
+    throw DataError(source + ":" + std::to_string(line_no) + ": the first record is longer than " +
+                    std::to_string(kChunkBytes >> 20) + " MiB, the reader's limit for a header");
   const char* after_first = split_record(first, end, delim, header, source, line_no);
   // Physical lines the first record spans (a quoted newline in a name starts another).
   std::uint64_t first_lines = 0;
@@ -667,129 +718,121 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     for (std::size_t c = 0; c < n; ++c) header.push_back(std::to_string(c + 1));
   }
 
-  const Plan plan = make_plan(header, columns, source, options.header);
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    if (plan.role[c] == Role::feature) table.feature_names.push_back(header[c]);
-  }
-  if (!columns.features.empty()) table.feature_names = columns.features;
+  plan = make_plan(header, columns, source, options.header);
   // Feature names in slot order (the model's order when features were requested).
-  {
-    Names ordered(plan.n_features);
-    for (std::size_t c = 0; c < header.size(); ++c)
-      if (plan.role[c] == Role::feature) ordered[plan.slot[c]] = header[c];
-    table.feature_names = ordered;
+  proto.feature_names.assign(plan.n_features, std::string());
+  for (std::size_t c = 0; c < header.size(); ++c)
+    if (plan.role[c] == Role::feature) proto.feature_names[plan.slot[c]] = header[c];
+  n_threads = options.threads ? options.threads : thread_count();
+}
+
+bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
+  if (done) return false;
+  const std::string& source = src.name();
+  const char* b = buf.get() + start;
+  const char* e = buf.get() + len;
+  const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
+  const char* stop = b;
+  // Parallel ranges take complete lines only: up to the last '\n' unless the input
+  // has ended. A chunk without any '\n' (lone CR line ends) goes the sequential
+  // way, which also knows '\r': cut there, it would never be consumed, and the
+  // buffer would double until the 1 GiB record limit.
+  const char* limit = e;
+  if (!has_quote && !at_eof) {
+    const void* nl = ::memrchr(b, '\n', static_cast<std::size_t>(e - b));
+    limit = nl ? static_cast<const char*>(nl) + 1 : b;
   }
-
-  const unsigned n_threads = options.threads ? options.threads : thread_count();
-  std::vector<Block> blocks;
-  std::uint64_t bytes_before = 0;  // stream offset of buf[0]
-
-  for (;;) {
-    const char* b = buf.get() + start;
-    const char* e = buf.get() + len;
-    const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
-    const char* stop = b;
-    // Parallel ranges take complete lines only: up to the last '\n' unless the input
-    // has ended. A chunk without any '\n' (lone CR line ends) goes the sequential
-    // way, which also knows '\r': cut there, it would never be consumed, and the
-    // buffer would double until the 1 GiB record limit.
-    const char* limit = e;
-    if (!has_quote && !at_eof) {
-      const void* nl = ::memrchr(b, '\n', static_cast<std::size_t>(e - b));
-      limit = nl ? static_cast<const char*>(nl) + 1 : b;
+  if (!has_quote && n_threads > 1 && static_cast<std::size_t>(limit - b) >= kParallelMinBytes) {
+    // Several ranges per thread, handed out in order as threads come free: on a
+    // shared machine one core is often slowed by another process, and with one
+    // range per thread the other would sit idle waiting for it. Where the cuts
+    // fall changes no value, line number or message, only who parses what.
+    const unsigned n_parts = n_threads * kRangesPerThread;
+    std::vector<const char*> cuts{b};
+    for (unsigned t = 1; t < n_parts; ++t) {
+      const char* guess = b + (limit - b) * t / n_parts;
+      const char* nl = static_cast<const char*>(std::memchr(guess, '\n', static_cast<std::size_t>(limit - guess)));
+      cuts.push_back(nl ? nl + 1 : limit);
     }
-    if (!has_quote && n_threads > 1 && static_cast<std::size_t>(limit - b) >= kParallelMinBytes) {
-      // Several ranges per thread, handed out in order as threads come free: on a
-      // shared machine one core is often slowed by another process, and with one
-      // range per thread the other would sit idle waiting for it. Where the cuts
-      // fall changes no value, line number or message, only who parses what.
-      const unsigned n_parts = n_threads * kRangesPerThread;
-      std::vector<const char*> cuts{b};
-      for (unsigned t = 1; t < n_parts; ++t) {
-        const char* guess = b + (limit - b) * t / n_parts;
-        const char* nl = static_cast<const char*>(std::memchr(guess, '\n', static_cast<std::size_t>(limit - guess)));
-        cuts.push_back(nl ? nl + 1 : limit);
-      }
-      cuts.push_back(limit);
-      const std::size_t n_ranges = cuts.size() - 1;
-      std::vector<Block> part(n_ranges);
-      std::vector<std::optional<RangeError>> errors(n_ranges);
-      auto work = [&](std::size_t r) {
-        RangeParser parser(plan, delim, options.missing, options.header, columns.verbatim);
-        // Only the first range knows its line before the others are counted; the rest
-        // get a placeholder (their errors are relocated below).
-        parser.set_position(r == 0 ? line_no : std::uint64_t{1} << 62,
-                            bytes_before + static_cast<std::uint64_t>(cuts[r] - buf.get()));
-        try {
-          parser.parse(cuts[r], cuts[r + 1], at_eof && r + 1 == n_ranges, part[r]);
-        } catch (const RangeError& err) {
-          errors[r] = err;
-        }
-      };
-      parallel_for(n_ranges, work, n_threads);
-      for (std::size_t r = 0; r < n_ranges; ++r) {
-        if (errors[r]) raise_at(source, line_no + errors[r]->line, *errors[r]);
-        for (auto& l : part[r].lines) l += line_no;
-        line_no += part[r].line_count;
-        blocks.push_back(std::move(part[r]));
-      }
-      stop = limit;
-    } else {
-      RangeParser parser(plan, delim, options.missing, options.header, columns.verbatim);
-      parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - buf.get()));
-      Block block;
+    cuts.push_back(limit);
+    const std::size_t n_ranges = cuts.size() - 1;
+    std::vector<Block> part(n_ranges);
+    std::vector<std::optional<RangeError>> errors(n_ranges);
+    auto work = [&](std::size_t r) {
+      RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
+      // Only the first range knows its line before the others are counted; the rest
+      // get a placeholder (their errors are relocated below).
+      parser.set_position(r == 0 ? line_no : std::uint64_t{1} << 62,
+                          bytes_before + static_cast<std::uint64_t>(cuts[r] - buf.get()));
       try {
-        stop = parser.parse(b, e, at_eof, block);
+        parser.parse(cuts[r], cuts[r + 1], at_eof && r + 1 == n_ranges, part[r]);
       } catch (const RangeError& err) {
-        raise_at(source, line_no + err.line, err);
+        errors[r] = err;
       }
-      for (auto& l : block.lines) l += line_no;
-      line_no += block.line_count;
-      blocks.push_back(std::move(block));
+    };
+    parallel_for(n_ranges, work, n_threads);
+    for (std::size_t r = 0; r < n_ranges; ++r) {
+      if (errors[r]) raise_at(source, line_no + errors[r]->line, *errors[r]);
+      for (auto& l : part[r].lines) l += line_no;
+      line_no += part[r].line_count;
+      blocks.push_back(std::move(part[r]));
     }
-    if (at_eof) {
-      if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
-      break;
+    stop = limit;
+  } else {
+    RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
+    parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - buf.get()));
+    Block block;
+    try {
+      stop = parser.parse(b, e, at_eof, block);
+    } catch (const RangeError& err) {
+      raise_at(source, line_no + err.line, err);
     }
-    // Keep the unfinished record, read more behind it.
-    hashing.get();
-    const std::size_t consumed = static_cast<std::size_t>(stop - buf.get());
-    const std::size_t carry = static_cast<std::size_t>(e - stop);
-    if (carry == capacity) {
-      if (capacity >= kMaxRecordBytes)
-        throw DataError(source + ":" + std::to_string(line_no) + ": a record longer than 1 GiB");
-      std::unique_ptr<char[]> bigger(new char[capacity * 2]);
-      std::memcpy(bigger.get(), buf.get(), capacity);
-      buf = std::move(bigger);
-      capacity *= 2;
-    } else {
-      std::memmove(buf.get(), stop, carry);
-    }
-    bytes_before += consumed;
-    const std::size_t got = src.read(buf.get() + carry, capacity - carry);
-    hash_async(buf.get() + carry, got);
-    total_bytes += got;
-    len = carry + got;
-    at_eof = got < capacity - carry;
-    start = 0;
+    for (auto& l : block.lines) l += line_no;
+    line_no += block.line_count;
+    blocks.push_back(std::move(block));
   }
-
+  if (at_eof) {
+    if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
+    hashing.get();
+    digest = sha.hex_digest();
+    done = true;
+    return true;
+  }
+  // Keep the unfinished record, read more behind it.
   hashing.get();
+  const std::size_t consumed = static_cast<std::size_t>(stop - buf.get());
+  const std::size_t carry = static_cast<std::size_t>(e - stop);
+  if (carry == capacity) {
+    if (capacity >= kMaxRecordBytes)
+      throw DataError(source + ":" + std::to_string(line_no) + ": a record longer than 1 GiB");
+    std::unique_ptr<char[]> bigger(new char[capacity * 2]);
+    std::memcpy(bigger.get(), buf.get(), capacity);
+    buf = std::move(bigger);
+    capacity *= 2;
+  } else {
+    std::memmove(buf.get(), stop, carry);
+  }
+  bytes_before += consumed;
+  const std::size_t got = src.read(buf.get() + carry, capacity - carry);
+  hash_async(buf.get() + carry, got);
+  total_bytes += got;
+  len = carry + got;
+  at_eof = got < capacity - carry;
+  start = 0;
+  return true;
+}
+
+void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
   std::size_t n = 0;
   for (const auto& bl : blocks) {
     n += bl.rows;
     table.dropped_rows += bl.dropped;
   }
-  if (n == 0)
-    throw DataError(source + ": no data rows" +
-                    (table.dropped_rows ? " left after dropping " + std::to_string(table.dropped_rows) +
-                                              " with missing values"
-                                        : std::string(options.header ? " (only a header)" : "")));
-
   const std::size_t p = plan.n_features;
   table.X.set_size(n, p);
+  table.lines.clear();
   table.lines.reserve(n);
-  table.text.resize(plan.n_text);
+  table.text.assign(plan.n_text, TextColumn());
   for (std::size_t t = 0; t < plan.n_text; ++t) {
     table.text[t].name = header[0];
     for (std::size_t c = 0; c < header.size(); ++c)
@@ -808,9 +851,84 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
     bl.values.reset();  // give the memory back now
     bl.text.clear();
   }
-  table.bytes = total_bytes;
-  table.sha256 = sha.hex_digest();
+}
+
+namespace {
+[[noreturn]] void raise_no_rows(const std::string& source, std::uint64_t dropped, bool header) {
+  throw DataError(source + ": no data rows" +
+                  (dropped ? " left after dropping " + std::to_string(dropped) + " with missing values"
+                           : std::string(header ? " (only a header)" : "")));
+}
+}  // namespace
+
+Table read_csv(const std::string& path, const CsvOptions& options, const ColumnSelection& columns) {
+  CsvChunks::Impl reader(path, options, columns, kChunkBytes);
+  std::vector<Block> blocks;
+  while (reader.parse_next(blocks)) {
+  }
+  Table table = reader.proto;
+  std::size_t n = 0, dropped = 0;
+  for (const auto& bl : blocks) {
+    n += bl.rows;
+    dropped += bl.dropped;
+  }
+  if (n == 0) raise_no_rows(table.source, dropped, options.header);
+  reader.assemble(blocks, table);
+  table.bytes = reader.total_bytes;
+  table.sha256 = reader.digest;
   return table;
+}
+
+CsvChunks::CsvChunks(const std::string& path, const CsvOptions& options, const ColumnSelection& columns,
+                     std::size_t chunk_bytes)
+    : impl_(std::make_unique<Impl>(path, options, columns, chunk_bytes)) {}
+
+CsvChunks::~CsvChunks() = default;
+
+bool CsvChunks::next(Table& chunk) {
+  Impl& r = *impl_;
+  std::vector<Block> blocks;
+  // A buffer-full may hold no complete kept row (a long record being carried, or
+  // only dropped rows): read on until one does or the input ends.
+  for (;;) {
+    blocks.clear();
+    if (!r.parse_next(blocks)) break;
+    std::size_t n = 0;
+    for (const auto& bl : blocks) {
+      n += bl.rows;
+      r.dropped += bl.dropped;
+    }
+    if (n == 0) continue;
+    chunk = r.proto;
+    r.assemble(blocks, chunk);
+    // Since the previous chunk: the rows dropped from buffer-fulls skipped above too.
+    chunk.dropped_rows = r.dropped - r.dropped_returned;
+    r.dropped_returned = r.dropped;
+    chunk.bytes = r.total_bytes;
+    r.rows += n;
+    return true;
+  }
+  if (r.rows == 0) raise_no_rows(r.proto.source, r.dropped, r.options.header);
+  return false;
+}
+
+const std::string& CsvChunks::source() const { return impl_->proto.source; }
+const Names& CsvChunks::feature_names() const { return impl_->proto.feature_names; }
+std::uint64_t CsvChunks::rows() const { return impl_->rows; }
+std::uint64_t CsvChunks::dropped_rows() const { return impl_->dropped; }
+std::uint64_t CsvChunks::bytes() const { return impl_->total_bytes; }
+
+std::string CsvChunks::sha256() const {
+  if (!impl_->done) throw Error("internal: CsvChunks::sha256 before the end of the input", kExitSoftware);
+  return impl_->digest;
+}
+
+Table CsvChunks::summary() const {
+  Table t = impl_->proto;
+  t.bytes = impl_->total_bytes;
+  t.dropped_rows = impl_->dropped;
+  if (impl_->done) t.sha256 = sha256();
+  return t;
 }
 
 }  // namespace mlt::io

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Streaming fits (--stream, --memory, --chunk-size) end to end: the streamed model
+# equals the in-memory one to the tolerance derived in tests/lib/stream_fit_test.cpp
+# (4 n ε κ for ridge, κ the condition the model records; pca's axes against the
+# in-memory covariance solver to 2 δ / gap, δ = 2 n ε (Σⱼ sdⱼ √n)²); many chunks, a
+# quoted field spanning lines across chunk boundaries, standard input, the automatic
+# switch past --memory, a late error naming its line in the whole file, refusals.
+source "$(dirname "$0")/lib.sh" "$@"
+
+# model_json MODEL: `mlt info --json` of a model.
+model_json() { "$MLT" info "$1" --json; }
+
+# same_ridge A B: coefficients and intercepts within 4 n ε κ (relative to the largest).
+same_ridge() {
+  python3 - "$(model_json "$1")" "$(model_json "$2")" <<'PY'
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+n = b["provenance"]["data_rows"]
+kappa = float(b["fitted"]["condition"])
+bound = 4 * n * 2.220446049250313e-16 * kappa
+for m in ("coef", "intercept"):
+    x = [v for row in a["matrices"][m]["values"] for v in row]
+    y = [v for row in b["matrices"][m]["values"] for v in row]
+    scale = max(abs(v) for v in y)
+    err = max(abs(p - q) for p, q in zip(x, y)) / scale
+    assert err <= bound, (m, err, bound)
+assert a["provenance"]["data_rows"] == n and a["provenance"]["data_sha256"] == b["provenance"]["data_sha256"]
+PY
+}
+
+# same_pca A B DATA: A's axes and variances within the bound of B's (B in memory).
+same_pca() {
+  python3 - "$(model_json "$1")" "$(model_json "$2")" "$3" <<'PY'
+import csv, json, math, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+rows = [[float(v) for v in r[:4]] for r in list(csv.reader(open(sys.argv[3])))[1:]]
+n = len(rows)
+sd_sqrt_n = 0.0  # sum over columns of sqrt(S_jj) = sqrt(n var_j)
+for j in range(4):
+    m = sum(r[j] for r in rows) / n
+    sd_sqrt_n += math.sqrt(sum((r[j] - m) ** 2 for r in rows))
+delta = 2 * n * 2.220446049250313e-16 * sd_sqrt_n ** 2
+Ca, Cb = (m["matrices"]["components"]["values"] for m in (a, b))
+ev = [s[0] ** 2 for s in b["matrices"]["singular_values"]["values"]]
+for k in range(len(Cb)):
+    gap = min([abs(ev[k] - ev[l]) for l in range(len(ev)) if l != k] + [ev[k]])
+    err = max(abs(x - y) for x, y in zip(Ca[k], Cb[k]))
+    assert err <= 2 * delta / gap, (k, err, 2 * delta / gap)
+va = [v[0] for v in a["matrices"]["explained_variance"]["values"]]
+vb = [v[0] for v in b["matrices"]["explained_variance"]["values"]]
+assert max(abs(x - y) for x, y in zip(va, vb)) <= delta / (n - 1)
+PY
+}
+
+# Ridge on diabetes: in memory (primal), then streamed in chunks of 1 KiB and 100 bytes.
+expect_status 0 "ridge in memory" "$MLT" ridge fit "$DATA/diabetes.csv" --solver primal -o mem.ridge
+run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --stream --chunk-size 1K -o s1k.ridge
+check "ridge --stream: ran (exit $rc)" test "$rc" -eq 0
+check "ridge --stream: many chunks" grep -qE "streamed 442 rows in [1-9][0-9] chunks" <<<"$err"
+check "ridge --stream 1K = in memory" same_ridge s1k.ridge mem.ridge
+expect_status 0 "ridge --stream 100 bytes" "$MLT" ridge fit "$DATA/diabetes.csv" --stream --chunk-size 100 -o s100.ridge
+check "ridge --stream 100 bytes = in memory" same_ridge s100.ridge mem.ridge
+expect_status 0 "ridge --standardize --stream" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize --stream --chunk-size 2K -o sstd.ridge
+expect_status 0 "ridge --standardize in memory" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize --solver primal -o mstd.ridge
+check "ridge --standardize --stream = in memory" same_ridge sstd.ridge mstd.ridge
+
+# Standard input: pca and ridge read their data once, so a pipe streams too; the
+# chunks are the same bytes, so the model is the same bits as the file's.
+cat "$DATA/diabetes.csv" | "$MLT" ridge fit - --stream --chunk-size 1K -o stdin.ridge
+check "ridge --stream from stdin: the file's coefficients, bit for bit" test \
+  "$(model_json stdin.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')" = \
+  "$(model_json s1k.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')"
+
+# --memory: streams past the budget (8 bytes per file byte), not below it.
+run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --memory 100K -o auto.ridge
+check "--memory 100K: a 26 KB file streams" grep -q "streamed 442 rows" <<<"$err"
+run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --memory 1G -o auto2.ridge
+check "--memory 1G: read in memory" test "$rc" -eq 0 -a -z "$(grep streamed <<<"$err")"
+expect_error 2 "--memory: expected a size" "--memory refuses a bad size" "$MLT" ridge fit "$DATA/diabetes.csv" --memory lots -o x.ridge
+expect_error 2 "--chunk-size applies to a streamed fit" "--chunk-size alone is refused" \
+  "$MLT" ridge fit "$DATA/diabetes.csv" --chunk-size 1K -o x.ridge
+expect_error 2 "--chunk-size: expected a size" "--chunk-size refuses 0" "$MLT" ridge fit "$DATA/diabetes.csv" --stream --chunk-size 0 -o x.ridge
+
+# PCA on iris: streamed in 64-byte chunks against the in-memory covariance solver.
+expect_status 0 "pca in memory" "$MLT" pca fit "$DATA/iris.csv" --ignore species --solver covariance -o mem.pca
+expect_status 0 "pca --stream" "$MLT" pca fit "$DATA/iris.csv" --ignore species --stream --chunk-size 64 -o s.pca
+check "pca --stream = in memory" same_pca s.pca mem.pca "$DATA/iris.csv"
+run "$MLT" pca transform s.pca "$DATA/iris.csv"
+check "pca: the streamed model transforms" test "$rc" -eq 0 -a "$(wc -l <<<"$out")" -eq 151
+
+# A quoted text column whose cells span lines, cut by 16-byte chunks everywhere.
+python3 - "$DATA/iris.csv" >quoted.csv <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+w = csv.writer(sys.stdout, lineterminator="\n")
+w.writerow(rows[0] + ["note"])
+for i, r in enumerate(rows[1:]):
+    w.writerow(r + ["line one\nline two, \"quoted\"\n" * (i % 3)])
+PY
+expect_status 0 "pca quoted in memory" "$MLT" pca fit quoted.csv --ignore species,note --solver covariance -o qm.pca
+expect_status 0 "pca quoted --stream" "$MLT" pca fit quoted.csv --ignore species,note --stream --chunk-size 16 -o qs.pca
+check "quoted multi-line cells across chunks: the same model" same_pca qs.pca qm.pca "$DATA/iris.csv"
+check "quoted: 150 rows read" test "$(model_json qs.pca | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_rows"])')" = 150
+
+# A bad cell on line 1003 of 1004: the message names line 1003 of the file, not of
+# its chunk, the status is 65 and no model is written.
+python3 -c '
+print("a,b,y")
+for i in range(1000): print(f"{i},{i % 7},{2 * i}")
+print("1,2,3")
+print("4,oops,5")
+print("6,7,8")' >late.csv
+expect_error 65 "late.csv:1003:2: " "a late error names its line in the whole file" \
+  "$MLT" ridge fit late.csv --stream --chunk-size 50 -o late.ridge
+check "no model written after the error" test ! -e late.ridge
+
+# Refusals: what needs the rows in memory.
+expect_error 2 "solver dual needs all the rows" "ridge --stream --solver dual" \
+  "$MLT" ridge fit "$DATA/diabetes.csv" --stream --solver dual -o x.ridge
+expect_error 2 "kernel PCA needs all the rows" "kernel pca --stream" \
+  "$MLT" pca fit "$DATA/iris.csv" --ignore species --kernel rbf --stream -o x.pca
+check "no model written after a refusal" test ! -e x.ridge -a ! -e x.pca
+run "$MLT" kmeans fit --help
+check "kmeans has no --stream (not streamed yet)" test -z "$(grep -- --stream <<<"$out")"
+
+finish
