@@ -100,22 +100,30 @@ void setup_pca(CLI::App& app) {
   // cv: folds over rows; each fold's PCA is fitted on the training rows (and
   // standardized with their statistics only) and scored on the held-out rows.
   auto& cv = add_cv_command<Pca>(pca, CvTask::none,
-                                 "Cross-validate the reconstruction or projection error over grids of the "
-                                 "component count and kernel parameters");
+                                 "Cross-validate the held-out log-likelihood (probabilistic PCA), reconstruction or "
+                                 "projection error over grids of the component count and kernel parameters");
   cv.declared_params();
-  cv.metrics(MetricList<Pca, cv::NoTarget>{{"reconstruction_mse",
-                                            [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
-                                              if (e.params().kernelized)
-                                                throw UsageError(
-                                                    "kernel PCA has no reconstruction in the input space: "
-                                                    "give --score projection_error");
+  // Ranked by default by the held-out log-likelihood under probabilistic PCA, which
+  // peaks at some k; the reconstruction error only falls as k grows.
+  const auto linear = [](const Pca& e, const char* name) {
+    if (e.params().kernelized)
+      throw UsageError(std::string("kernel PCA has no ") + name + " in the input space: give --score projection_error");
+  };
+  cv.metrics(MetricList<Pca, cv::NoTarget>{{"log_likelihood",
+                                            [linear](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
+                                              linear(e, "density");
+                                              return e.log_likelihood(X);
+                                            }},
+                                           {"reconstruction_mse",
+                                            [linear](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
+                                              linear(e, "reconstruction");
                                               return e.reconstruction_mse(X);
                                             }},
                                            {"projection_error",
                                             [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
                                               return e.projection_error(X);
                                             }}},
-             "reconstruction_mse");
+             "log_likelihood");
   // --oof: each row as reconstructed by the PCA that did not see it (linear PCA only:
   // inverse_transform refuses a kernel model).
   cv.oof([](const CvData& d) { return d.table.feature_names; },
