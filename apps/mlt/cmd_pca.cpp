@@ -50,7 +50,14 @@ void run_score(const ApplyOptions& opt) {
   // Kernel PCA has no reconstruction in the input space: its fit is measured in the
   // kernel's feature space only.
   std::vector<std::pair<std::string, double>> scores;
-  if (!pca.params().kernelized) scores.emplace_back("reconstruction_mse", pca.reconstruction_mse(data.X));
+  if (!pca.params().kernelized) {
+    scores.emplace_back("reconstruction_mse", pca.reconstruction_mse(data.X));
+    try {
+      scores.emplace_back("log_likelihood", pca.log_likelihood(data.X));
+    } catch (const DataError& e) {  // a degenerate density: the other scores stand
+      note(std::string("log_likelihood left out: ") + e.what());
+    }
+  }
   scores.emplace_back("projection_error", pca.projection_error(data.X));
   scores.emplace_back("explained_variance_ratio", pca.explained_variance_ratio(data.X));
   print_scores(scores, opt.json, {{"n_samples", data.n_rows()}, {"n_components", pca.n_components()}});
@@ -91,7 +98,9 @@ void setup_pca(CLI::App& app) {
 
   auto sc_opt = std::make_shared<ApplyOptions>();
   auto* sc = pca->add_subcommand(
-      "score", "Reconstruction error (linear PCA), projection error and explained variance of MODEL on DATA");
+      "score",
+      "Reconstruction error and probabilistic PCA log-likelihood (linear PCA), projection error and explained "
+      "variance of MODEL on DATA");
   sc->add_option("model", sc_opt->model, "Model file from mlt pca fit")->required();
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");

@@ -198,7 +198,7 @@ nlohmann::ordered_json params_json(const cv::Grid& grid, std::size_t point) {
 // The numeric axes (three values or more) whose best value is the grid's smallest or
 // largest: the optimum may lie beyond, and the grid should be widened. Not a lower
 // edge at 1 or below for an integer axis (k = 1 neighbour, 1 component: nothing lies
-// beyond it).
+// beyond it), nor at 2 when ranking by the silhouette.
 std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResult& result) {
   std::vector<std::string> out;
   const std::size_t best = result.results[result.best].point;
@@ -212,7 +212,9 @@ std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResu
       hi = std::max(hi, v.number);
     }
     const double x = point[a].number;
-    const bool natural_floor = axis.kind == cv::ValueKind::integer && x <= 1;
+    // The silhouette is defined from k = 2 clusters on: there its floor is 2.
+    const double floor = result.metric == "silhouette" ? 2 : 1;
+    const bool natural_floor = axis.kind == cv::ValueKind::integer && x <= floor;
     if (x == hi)
       out.push_back("the best " + axis.name + ", " + point[a].text + ", is the largest of the grid");
     else if (x == lo && !natural_floor)

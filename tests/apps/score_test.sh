@@ -134,7 +134,20 @@ expect_error 2 'unknown metric "r2"; choose from accuracy.* \(r2 is a metric of 
 expect_error 2 'given twice' "a metric twice" "$MLT" logreg cv "$DATA/iris.csv" --score accuracy,accuracy
 expect_error 2 "pairwise" "roc_auc of a one-vs-one svm" \
   "$MLT" svm cv "$DATA/iris.csv" --kernel rbf --lambda 0.01 --score roc_auc
-# pca: the held-out log-likelihood by default; kmeans: silhouette, inertia beside it.
+# pca score: the log-likelihood of held-out rows = scikit-learn's PCA.score (1e-9, as
+# tests/lib/metrics_ppca_test.cpp says why), the fixture's rows written as CSV.
+python3 - "$FIX/report.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["ppca"]
+for name in ("train", "test"):
+    with open(name + ".csv", "w") as f:
+        f.write("a,b,c,d,e\n" + "".join(",".join(repr(x) for x in row) + "\n" for row in p[name]))
+PY
+"$MLT" pca fit train.csv -k 2 -o two.pca 2>/dev/null
+run "$MLT" pca score two.pca test.csv --json
+want=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["ppca"]["score"][1]))' "$FIX/report.json")
+check "pca score: log_likelihood = scikit-learn's PCA.score ($want)" close_to "$(json_get "$out" log_likelihood)" "$want" 1e-9
+# pca cv: the held-out log-likelihood by default; kmeans: silhouette, inertia beside it.
 run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:4 --score log_likelihood,reconstruction_mse
 check "pca cv: log_likelihood ranks, reconstruction_mse beside" test "$(head -1 <<<"$out")" = \
   "n_components,score,mean,std,folds,best,reconstruction_mse_mean,reconstruction_mse_std"
