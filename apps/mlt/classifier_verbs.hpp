@@ -97,8 +97,9 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
 
   auto sc_opt = std::make_shared<Options>();
   auto* sc = command->add_subcommand(
-      "score", std::string("Accuracy, balanced accuracy, macro F1") + (ProbabilisticClassifier<E> ? ", log loss" : "") +
-                   " and confusion matrix on DATA");
+      "score", std::string("Accuracy, balanced accuracy, macro F1") +
+                   (ProbabilisticClassifier<E> ? ", log loss, Brier score" : "") +
+                   ", ROC AUC, average precision, per-class precision, recall and F1, and confusion matrix on DATA");
   sc->add_option("model", sc_opt->model, model_help)->required();
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
@@ -109,16 +110,21 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
     const io::Table data = read_data_for(schema, opt.data, {schema.target});
     const Labels y = class_truth(data, schema);
     const Labels prediction = model.predict(data.X);
-    if constexpr (ProbabilisticClassifier<E>) {
-      if (!has_probabilities(model)) {
-        print_classification_scores(y, prediction, nullptr, schema.classes, opt.json);
-        return;
-      }
-      const arma::mat P = model.predict_proba(data.X);
-      print_classification_scores(y, prediction, &P, schema.classes, opt.json);
-    } else {
-      print_classification_scores(y, prediction, nullptr, schema.classes, opt.json);
-    }
+    arma::mat P, S;
+    if constexpr (ProbabilisticClassifier<E>)
+      if (has_probabilities(model)) P = model.predict_proba(data.X);
+    // The ranking metrics read the probabilities, else decision values one per class
+    // (cv::class_scores; a one-vs-one SVM's pairs rank no class: then no roc_auc and
+    // no average_precision).
+    bool ranks = !P.is_empty();
+    if constexpr (HasDecisionFunction<E>)
+      if (!ranks) try {
+          S = cv::class_scores(model, data.X);
+          ranks = true;
+        } catch (const UsageError&) {
+        }
+    print_classification_scores(y, prediction, P.is_empty() ? nullptr : &P,
+                                ranks ? (P.is_empty() ? &S : &P) : nullptr, schema.classes, opt.json);
   });
 }
 

@@ -172,10 +172,13 @@ void setup_kmeans(CLI::App& app) {
   sc->callback([sc_opt] { run_score(*sc_opt); });
 
   // cv: each fold clusters its training rows (standardized with their statistics
-  // only); the score is the held-out rows' inertia, the sum of their squared
-  // distances to the nearest training centroid (lower is better; it falls as k grows,
-  // so read the curve, not only the best row).
-  auto& cv = add_cv_command<KMeans>(km, CvTask::none, "Cross-validate k-means: held-out inertia (or ARI, NMI against --labels) over a grid of k");
+  // only) and scores the held-out rows under the training centroids. By default it
+  // ranks by their silhouette (higher is better, and it does not trivially grow with
+  // k) and reports their inertia beside it (the sum of squared distances to the
+  // nearest centroid, which falls as k grows: read its curve for an elbow).
+  auto& cv = add_cv_command<KMeans>(
+      km, CvTask::none,
+      "Cross-validate k-means: held-out silhouette and inertia (or ARI, NMI against --labels) over a grid of k");
   cv.declared_params();
   cv.app()->get_option("--clusters")->required();
   // With --labels COL: ari and nmi of the held-out rows' clusters (nearest training
@@ -184,6 +187,15 @@ void setup_kmeans(CLI::App& app) {
                    "clusters against it",
                    {"ari", "nmi"});
   cv.metrics(MetricList<KMeans, cv::NoTarget>{
+                 {"silhouette",
+                  [](const KMeans& e, const arma::mat& X, const cv::NoTarget&) {
+                    if (e.params().k < 2)
+                      throw UsageError("silhouette needs k >= 2: one cluster has none; rank by --score inertia");
+                    const std::optional<double> s = e.scores(X, nullptr, 10000, kDefaultSeed).silhouette;
+                    if (!s) throw DataError("silhouette: a fold's held-out rows fall in a single cluster (k = " +
+                                            std::to_string(e.params().k) + "); use fewer folds");
+                    return *s;
+                  }},
                  {"inertia", [](const KMeans& e, const arma::mat& X, const cv::NoTarget&) { return e.inertia(X); }},
                  {"ari",
                   [](const KMeans& e, const arma::mat& X, const cv::NoTarget& t) {
@@ -193,7 +205,7 @@ void setup_kmeans(CLI::App& app) {
                   [](const KMeans& e, const arma::mat& X, const cv::NoTarget& t) {
                     return metrics::normalized_mutual_info(t.labels, e.predict(X));
                   }}},
-             "inertia");
+             "silhouette,inertia");
   // --oof: each row's cluster (1-based, as mlt kmeans predict) under the fold's
   // centroids, and its squared distance to that centroid.
   cv.oof([](const CvData&) { return Names{"cluster", "sq_distance"}; },

@@ -50,7 +50,14 @@ void run_score(const ApplyOptions& opt) {
   // Kernel PCA has no reconstruction in the input space: its fit is measured in the
   // kernel's feature space only.
   std::vector<std::pair<std::string, double>> scores;
-  if (!pca.params().kernelized) scores.emplace_back("reconstruction_mse", pca.reconstruction_mse(data.X));
+  if (!pca.params().kernelized) {
+    scores.emplace_back("reconstruction_mse", pca.reconstruction_mse(data.X));
+    try {
+      scores.emplace_back("log_likelihood", pca.log_likelihood(data.X));
+    } catch (const DataError& e) {  // a degenerate density: the other scores stand
+      note(std::string("log_likelihood left out: ") + e.what());
+    }
+  }
   scores.emplace_back("projection_error", pca.projection_error(data.X));
   scores.emplace_back("explained_variance_ratio", pca.explained_variance_ratio(data.X));
   print_scores(scores, opt.json, {{"n_samples", data.n_rows()}, {"n_components", pca.n_components()}});
@@ -91,7 +98,9 @@ void setup_pca(CLI::App& app) {
 
   auto sc_opt = std::make_shared<ApplyOptions>();
   auto* sc = pca->add_subcommand(
-      "score", "Reconstruction error (linear PCA), projection error and explained variance of MODEL on DATA");
+      "score",
+      "Reconstruction error and probabilistic PCA log-likelihood (linear PCA), projection error and explained "
+      "variance of MODEL on DATA");
   sc->add_option("model", sc_opt->model, "Model file from mlt pca fit")->required();
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
@@ -100,22 +109,30 @@ void setup_pca(CLI::App& app) {
   // cv: folds over rows; each fold's PCA is fitted on the training rows (and
   // standardized with their statistics only) and scored on the held-out rows.
   auto& cv = add_cv_command<Pca>(pca, CvTask::none,
-                                 "Cross-validate the reconstruction or projection error over grids of the "
-                                 "component count and kernel parameters");
+                                 "Cross-validate the held-out log-likelihood (probabilistic PCA), reconstruction or "
+                                 "projection error over grids of the component count and kernel parameters");
   cv.declared_params();
-  cv.metrics(MetricList<Pca, cv::NoTarget>{{"reconstruction_mse",
-                                            [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
-                                              if (e.params().kernelized)
-                                                throw UsageError(
-                                                    "kernel PCA has no reconstruction in the input space: "
-                                                    "give --score projection_error");
+  // Ranked by default by the held-out log-likelihood under probabilistic PCA, which
+  // peaks at some k; the reconstruction error only falls as k grows.
+  const auto linear = [](const Pca& e, const char* name) {
+    if (e.params().kernelized)
+      throw UsageError(std::string("kernel PCA has no ") + name + " in the input space: give --score projection_error");
+  };
+  cv.metrics(MetricList<Pca, cv::NoTarget>{{"log_likelihood",
+                                            [linear](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
+                                              linear(e, "density");
+                                              return e.log_likelihood(X);
+                                            }},
+                                           {"reconstruction_mse",
+                                            [linear](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
+                                              linear(e, "reconstruction");
                                               return e.reconstruction_mse(X);
                                             }},
                                            {"projection_error",
                                             [](const Pca& e, const arma::mat& X, const cv::NoTarget&) {
                                               return e.projection_error(X);
                                             }}},
-             "reconstruction_mse");
+             "log_likelihood");
   // --oof: each row as reconstructed by the PCA that did not see it (linear PCA only:
   // inverse_transform refuses a kernel model).
   cv.oof([](const CvData& d) { return d.table.feature_names; },

@@ -54,18 +54,31 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
   out->needs(refit);
 }
 
-std::string choose_metric(const CvOptions& opt, const Names& known, const std::string& fallback) {
-  const std::string metric = opt.metric.empty() ? fallback : opt.metric;
-  bool found = false;
+Names choose_metrics(const CvOptions& opt, const Names& known, const std::string& fallback) {
+  Names chosen;
   std::string list;
-  for (const auto& k : known) {
-    found = found || k == metric;
-    list += (list.empty() ? "" : ", ") + k;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  const std::string given = opt.metric.empty() ? fallback : opt.metric;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = given.find(',', start);
+    const std::string m = given.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (std::find(known.begin(), known.end(), m) == known.end()) {
+      // A metric of another task is a usage error like any unknown name; say why.
+      std::string why;
+      for (const metrics::Metric& r : metrics::registry())
+        if (r.name == m) why = " (" + m + " is a metric of another task)";
+      throw UsageError("--score: unknown metric \"" + m + "\"; choose from " + list + why);
+    }
+    if (std::find(chosen.begin(), chosen.end(), m) != chosen.end())
+      throw UsageError("--score: metric \"" + m + "\" given twice");
+    if (opt.loo && m == "r2")
+      throw UsageError("--score r2 is undefined on the one-row folds of --loo; use mse, rmse or mae");
+    chosen.push_back(m);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  if (!found) throw UsageError("--score: unknown metric \"" + metric + "\"; choose from " + list);
-  if (opt.loo && metric == "r2")
-    throw UsageError("--score r2 is undefined on the one-row folds of --loo; use mse, rmse or mae");
-  return metric;
+  return chosen;
 }
 
 void refuse_cv_overwrites(const CvOptions& opt) {
@@ -172,7 +185,7 @@ nlohmann::ordered_json params_json(const cv::Grid& grid, std::size_t point) {
 // The numeric axes (three values or more) whose best value is the grid's smallest or
 // largest: the optimum may lie beyond, and the grid should be widened. Not a lower
 // edge at 1 or below for an integer axis (k = 1 neighbour, 1 component: nothing lies
-// beyond it).
+// beyond it), nor at 2 when ranking by the silhouette.
 std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResult& result) {
   std::vector<std::string> out;
   const std::size_t best = result.results[result.best].point;
@@ -186,7 +199,9 @@ std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResu
       hi = std::max(hi, v.number);
     }
     const double x = point[a].number;
-    const bool natural_floor = axis.kind == cv::ValueKind::integer && x <= 1;
+    // The silhouette is defined from k = 2 clusters on: there its floor is 2.
+    const double floor = result.metric == "silhouette" ? 2 : 1;
+    const bool natural_floor = axis.kind == cv::ValueKind::integer && x <= floor;
     if (x == hi)
       out.push_back("the best " + axis.name + ", " + point[a].text + ", is the largest of the grid");
     else if (x == lo && !natural_floor)
@@ -208,9 +223,21 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
       nlohmann::ordered_json j = {{"params", params_json(grid, r.point)}, {"mean", r.mean}, {"std", r.std},
                           {"folds", folds.n_splits()}};
       if (opt.per_fold) j["fold_scores"] = arma::conv_to<std::vector<double>>::from(r.fold_scores);
+      if (result.metrics.size() > 1) {  // every metric, the ranking one first
+        nlohmann::ordered_json all = nlohmann::ordered_json::object();
+        for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+          const cv::MetricScores& s = m == 0 ? r : r.more[m - 1];
+          all[result.metrics[m]] = {{"mean", s.mean}, {"std", s.std}};
+          if (opt.per_fold) all[result.metrics[m]]["fold_scores"] = arma::conv_to<std::vector<double>>::from(s.fold_scores);
+        }
+        j["scores"] = std::move(all);
+      }
       results.push_back(std::move(j));
     }
-    nlohmann::ordered_json out = {{"metric", result.metric}, {"results", results}, {"best", results[result.best]}};
+    nlohmann::ordered_json out = {{"metric", result.metric}};
+    if (result.metrics.size() > 1) out["metrics"] = result.metrics;
+    out["results"] = results;
+    out["best"] = results[result.best];
     if (!edges.empty()) out["warnings"] = edges;
     text = out.dump() + "\n";
   } else {
@@ -222,6 +249,11 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
     };
     for (const auto& a : grid.axes()) cell(a.name);
     for (const char* h : {"score", "mean", "std", "folds", "best"}) cell(h);
+    // The other metrics: mean and std of each, after the ranking one's columns.
+    for (std::size_t m = 1; m < result.metrics.size(); ++m) {
+      cell(result.metrics[m] + "_mean");
+      cell(result.metrics[m] + "_std");
+    }
     if (opt.per_fold)
       for (std::size_t s = 0; s < folds.n_splits(); ++s) {
         std::string name = "fold" + folds.fold_name(s % folds.n_folds());
@@ -240,6 +272,12 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
       text += ',';
       io::append_number(text, r.std);
       text += ',' + std::to_string(folds.n_splits()) + (i == result.best ? ",1" : ",0");
+      for (const cv::MetricScores& s : r.more) {
+        text += ',';
+        io::append_number(text, s.mean);
+        text += ',';
+        io::append_number(text, s.std);
+      }
       if (opt.per_fold)
         for (double s : r.fold_scores) {
           text += ',';

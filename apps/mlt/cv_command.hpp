@@ -70,7 +70,7 @@ struct CvOptions {
   bool stratify = false, no_stratify = false;
   std::string folds_from;
   std::uint64_t seed = kDefaultSeed;
-  std::string metric;           // "" : the algorithm's default
+  std::string metric;           // --score: "" for the algorithm's default, or a,b,c (the first ranks)
   unsigned jobs = 0;            // 0: as many as --threads
   bool per_fold = false;
   bool json = false;
@@ -97,8 +97,9 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task);
 // Reads DATA (targets and the --folds-from column kept apart from the features) and
 // builds the folds the options ask for.
 CvData read_cv_data(const CvOptions& opt, CvTask task);
-// Checks --score against the known names and returns the one to use.
-std::string choose_metric(const CvOptions& opt, const Names& known, const std::string& fallback);
+// Checks --score's comma-separated names against the known ones and returns those to
+// use (the first ranks), or `fallback` alone when none is given.
+Names choose_metrics(const CvOptions& opt, const Names& known, const std::string& fallback);
 // The sweep's fits done, as progress reports (mlt/core/progress.hpp; shown by progress_display).
 cv::Progress progress_reporter();
 // The report: CSV (default) or one JSON object on standard output.
@@ -163,17 +164,27 @@ bool has_probabilities(const E& model) {
 }
 
 // The registry's classification metrics: accuracy, balanced_accuracy, f1_macro of
-// predict(X) (class indices), and log_loss of predict_proba(X) when the estimator has it.
+// predict(X) (class indices); log_loss and brier of predict_proba(X) when the
+// estimator has it; roc_auc and average_precision of its class scores
+// (cv::class_scores: the probabilities, else the decision values) when it has either.
 template <class Estimator>
 MetricList<Estimator, Labels> classification_metrics() {
+  constexpr bool proba = ProbabilisticClassifier<Estimator>;
+  constexpr bool ranks = proba || requires(const Estimator& e, const arma::mat& X) { e.decision_function(X); };
   MetricList<Estimator, Labels> m;
-  for (const std::string& name : metrics::names(metrics::Task::classification, ProbabilisticClassifier<Estimator>)) {
-    if (metrics::find(name).needs_probabilities) {
-      if constexpr (ProbabilisticClassifier<Estimator>)
+  for (const std::string& name : metrics::names(metrics::Task::classification, proba, ranks)) {
+    const metrics::Metric& entry = metrics::find(name);
+    if (entry.needs_probabilities) {
+      if constexpr (proba)
         m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
-          const arma::mat proba = e.predict_proba(X);
-          return metrics::classification_score(name, y, Labels(), &proba);
+          const arma::mat P = e.predict_proba(X);
+          return metrics::classification_score(name, y, Labels(), &P);
         });
+    } else if (entry.needs_scores) {
+      m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
+        const arma::mat S = cv::class_scores(e, X);
+        return metrics::classification_score(name, y, Labels(), &S);
+      });
     } else {
       m.emplace_back(name, [name](const Estimator& e, const arma::mat& X, const Labels& y) {
         return metrics::classification_score(name, y, e.predict(X), nullptr);
@@ -398,9 +409,10 @@ class CvCommand {
     TaskSetup& t = second ? alt_ : main_;
     for (const auto& m : list) t.metric_names.push_back(m.first);
     t.default_metric = default_metric;
-    std::string help = "Metric to compare grid points by:";
+    std::string help = "Metrics to report, comma-separated; the first ranks the grid points:";
     const auto add = [&help](const TaskSetup& ts) {
-      for (const auto& n : ts.metric_names) help += " " + n + (n == ts.default_metric ? " (default)" : "");
+      for (const auto& n : ts.metric_names) help += " " + n;
+      help += " (default: " + ts.default_metric + ")";
     };
     add(main_);
     if (!alt_.metric_names.empty()) {
@@ -408,6 +420,10 @@ class CvCommand {
       add(alt_);
     }
     app_->get_option("--score")->description(help);
+    // --metric says the same where the algorithm has no parameter of that name (knn's
+    // --metric is its distance).
+    if (!app_->get_option_no_throw("--metric")) metric_alias_ = app_->add_option("--metric", opt_.metric, "Same as --score");
+    if (metric_alias_) metric_alias_->excludes(app_->get_option("--score"));
     t.run = [this, list = std::move(list)] { run<Target>(list); };
     return *this;
   }
@@ -540,36 +556,51 @@ class CvCommand {
   void run(const MetricList<Estimator, Target>& list) {
     refuse_cv_overwrites(opt_);
     const cv::Grid grid = make_grid();
-    const std::string metric = choose_metric(opt_, active_->metric_names, active_->default_metric);
-    if (std::find(label_metrics_.begin(), label_metrics_.end(), metric) != label_metrics_.end()) {
-      if (opt_.labels.empty()) throw UsageError("--score " + metric + " needs --labels COL");
-      if (opt_.loo) throw UsageError("--score " + metric + " is undefined on the one-row folds of --loo");
-    }
+    const Names chosen = choose_metrics(opt_, active_->metric_names, active_->default_metric);
+    const std::string& metric = chosen[0];  // ranks
+    for (const std::string& m : chosen)
+      if (std::find(label_metrics_.begin(), label_metrics_.end(), m) != label_metrics_.end()) {
+        if (opt_.labels.empty()) throw UsageError("--score " + m + " needs --labels COL");
+        if (opt_.loo) throw UsageError("--score " + m + " is undefined on the one-row folds of --loo");
+      }
     const CvData data = read_cv_data(opt_, active_task_);
     const Target& y = target_of<Target>(data);
     const arma::mat& X = data.table.X;
 
-    cv::ScoreFn<Estimator, Target> score;
-    for (const auto& m : list)
-      if (m.first == metric) score = m.second;
+    std::vector<cv::ScoreFn<Estimator, Target>> scores;
+    for (const std::string& name : chosen)
+      for (const auto& m : list)
+        if (m.first == name) scores.push_back(m.second);
     const cv::ApplyFn<Estimator> apply_fn = [this](Params& p, const std::vector<cv::Value>& v) { apply(p, v); };
     cv::SearchOptions so;
-    std::optional<FastPath> fast;
-    if (!no_fast_path_) {
-      const FastPathInput<Estimator, Target> in{grid, base_, apply_fn, X, y, metric, data.folds};
-      const FastPathFn<Estimator, Target>& f = fast_path_fn<Target>();
-      if (f) fast = f(in);
-    }
+    // A fast path scores one metric: one per metric, each sharing its fits among the
+    // points of a group, the groups the same for all (they depend on the grid only).
+    std::vector<FastPath> fast;
+    if (!no_fast_path_)
+      if (const FastPathFn<Estimator, Target>& f = fast_path_fn<Target>())
+        for (const std::string& name : chosen) {
+          const FastPathInput<Estimator, Target> in{grid, base_, apply_fn, X, y, name, data.folds};
+          std::optional<FastPath> one = f(in);
+          if (!one) break;
+          fast.push_back(std::move(*one));
+        }
     cv::SplitScorer scorer;
-    if (fast) {
-      scorer = std::move(fast->scorer);
-      so.group = std::move(fast->group);
+    if (!fast.empty() && fast.size() == chosen.size()) {
+      so.group = fast[0].group;
+      scorer = [fast = std::move(fast)](const cv::Split& split, const std::vector<std::size_t>& points) {
+        std::vector<double> out;
+        for (const FastPath& f : fast) {
+          const std::vector<double> s = f.scorer(split, points);
+          out.insert(out.end(), s.begin(), s.end());
+        }
+        return out;
+      };
     } else {
-      scorer = cv::make_split_scorer<Estimator, Target>(grid, base_, apply_fn, X, y, score);
+      scorer = cv::make_split_scorer<Estimator, Target>(grid, base_, apply_fn, X, y, scores);
     }
     so.jobs = opt_.jobs;
     so.progress = progress_reporter();
-    const cv::SearchResult result = cv::grid_search(grid, data.folds, metric, scorer, so);
+    const cv::SearchResult result = cv::grid_search(grid, data.folds, chosen, scorer, so);
 
     Params best = base_;
     apply(best, grid.point(result.results[result.best].point));
@@ -657,6 +688,7 @@ class CvCommand {
   bool alt_on_ = false;
   std::function<void(Params&)> alt_set_;
   Names label_metrics_;
+  CLI::Option* metric_alias_ = nullptr;
   std::function<Names(const CvData&)> oof_names_;
   cv::PredictFn<Estimator> oof_predict_;
   FastPathFn<Estimator, arma::mat> fast_regression_;

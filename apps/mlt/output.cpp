@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
+#include "cli_support.hpp"
 #include "mlt/core/error.hpp"
 
 #include "mlt/io/number_format.hpp"
@@ -89,54 +91,130 @@ std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y
   return s;
 }
 
+void print_regression_scores(const arma::mat& y, const arma::mat& prediction, const Names& targets, bool json,
+                             const nlohmann::json& fields) {
+  std::vector<std::pair<std::string, double>> s = regression_scores(y, prediction);
+  nlohmann::json extra = fields.is_object() ? fields : nlohmann::json::object();
+  if (y.n_cols > 1 && targets.size() == y.n_cols) {
+    const metrics::PerTarget t = metrics::per_target(y, prediction);
+    const std::vector<std::pair<std::string, const arma::rowvec*>> rows = {
+        {"mse", &t.mse}, {"rmse", &t.rmse}, {"mae", &t.mae}, {"r2", &t.r2}};
+    nlohmann::json per = nlohmann::json::object();
+    for (arma::uword j = 0; j < y.n_cols; ++j)
+      for (const auto& [name, v] : rows) {
+        per[targets[j]][name] = (*v)(j);
+        if (!json) s.emplace_back(name + "[" + targets[j] + "]", (*v)(j));
+      }
+    extra["per_target"] = per;
+  }
+  print_scores(s, json, extra);
+}
+
 namespace {
 
 std::vector<std::pair<std::string, double>> classification_scores(const Labels& y, const Labels& prediction,
                                                                   const arma::mat* probabilities,
-                                                                  const Names& classes, nlohmann::json& extra) {
+                                                                  const arma::mat* scores, const Names& classes,
+                                                                  nlohmann::json& extra) {
   std::vector<std::pair<std::string, double>> s;
-  for (const std::string& name : metrics::names(metrics::Task::classification, probabilities != nullptr))
-    s.emplace_back(name, metrics::classification_score(name, y, prediction, probabilities));
+  for (const std::string& name :
+       metrics::names(metrics::Task::classification, probabilities != nullptr, scores != nullptr)) {
+    const metrics::Metric& m = metrics::find(name);
+    if (!m.needs_scores) {
+      s.emplace_back(name, metrics::classification_score(name, y, prediction, probabilities));
+      continue;
+    }
+    try {
+      s.emplace_back(name, m.classification(y, prediction, scores, classes.size()));
+    } catch (const DataError& e) {
+      note(name + " left out: " + e.what());
+    }
+  }
   const arma::umat c = metrics::confusion_matrix(y, prediction, classes.size());
   std::vector<std::vector<arma::uword>> rows(c.n_rows);
   for (arma::uword i = 0; i < c.n_rows; ++i) rows[i] = arma::conv_to<std::vector<arma::uword>>::from(c.row(i));
+  const metrics::ClassificationReport r = metrics::classification_report(y, prediction, classes.size());
+  nlohmann::json per = nlohmann::json::object();
+  for (arma::uword j = 0; j < r.classes.n_elem; ++j)
+    per[classes.at(r.classes(j))] = {
+        {"precision", r.precision(j)}, {"recall", r.recall(j)}, {"f1", r.f1(j)}, {"support", r.support(j)}};
   extra["classes"] = classes;
+  extra["report"] = {
+      {"per_class", per},
+      {"macro_avg", {{"precision", r.macro_precision}, {"recall", r.macro_recall}, {"f1", r.macro_f1}}},
+      {"weighted_avg", {{"precision", r.weighted_precision}, {"recall", r.weighted_recall}, {"f1", r.weighted_f1}}},
+      {"zero_division", 0}};
   extra["confusion_matrix"] = rows;  // rows: true class, columns: predicted
   extra["n_samples"] = y.n_elem;
   return s;
 }
 
-std::string confusion_text(const Labels& y, const Labels& prediction, const Names& classes) {
-  const arma::umat c = metrics::confusion_matrix(y, prediction, classes.size());
-  std::string out = "confusion matrix (rows: true, columns: predicted)\n";
-  std::size_t width = 4;
-  for (const auto& k : classes) width = std::max(width, k.size());
-  auto pad = [&](const std::string& s) { return s + std::string(width + 2 - std::min(width + 1, s.size()), ' '); };
-  const auto end_line = [&out] {  // no trailing blanks
+// Cells padded to a column width, lines without trailing blanks.
+struct TextTable {
+  std::string out;
+  std::size_t width;
+  void cell(const std::string& s) { out += s + std::string(width + 2 - std::min(width + 1, s.size()), ' '); }
+  void end_line() {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
-  };
-  out += pad("");
-  for (const auto& k : classes) out += pad(k);
-  end_line();
-  for (arma::uword i = 0; i < c.n_rows; ++i) {
-    out += pad(classes[i]);
-    for (arma::uword j = 0; j < c.n_cols; ++j) out += pad(std::to_string(c(i, j)));
-    end_line();
   }
-  return out;
+};
+
+std::string fixed4(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+// As scikit-learn's classification_report prints it, 4 digits (--json has them all).
+std::string report_text(const Labels& y, const Labels& prediction, const Names& classes) {
+  const metrics::ClassificationReport r = metrics::classification_report(y, prediction, classes.size());
+  std::size_t width = std::string("weighted avg").size();
+  for (const auto& k : classes) width = std::max(width, k.size());
+  TextTable t{"classification report (zero_division=0)\n", width};
+  for (const char* h : {"", "precision", "recall", "f1", "support"}) t.cell(h);
+  t.end_line();
+  const auto row = [&t](const std::string& name, double p, double rc, double f, const std::string& support) {
+    t.cell(name);
+    for (double v : {p, rc, f}) t.cell(fixed4(v));
+    t.cell(support);
+    t.end_line();
+  };
+  for (arma::uword j = 0; j < r.classes.n_elem; ++j)
+    row(classes.at(r.classes(j)), r.precision(j), r.recall(j), r.f1(j), std::to_string(r.support(j)));
+  const std::string n = std::to_string(arma::accu(r.support));
+  row("macro avg", r.macro_precision, r.macro_recall, r.macro_f1, n);
+  row("weighted avg", r.weighted_precision, r.weighted_recall, r.weighted_f1, n);
+  return t.out;
+}
+
+std::string confusion_text(const Labels& y, const Labels& prediction, const Names& classes) {
+  const arma::umat c = metrics::confusion_matrix(y, prediction, classes.size());
+  std::size_t width = 4;
+  for (const auto& k : classes) width = std::max(width, k.size());
+  TextTable t{"confusion matrix (rows: true, columns: predicted)\n", width};
+  t.cell("");
+  for (const auto& k : classes) t.cell(k);
+  t.end_line();
+  for (arma::uword i = 0; i < c.n_rows; ++i) {
+    t.cell(classes[i]);
+    for (arma::uword j = 0; j < c.n_cols; ++j) t.cell(std::to_string(c(i, j)));
+    t.end_line();
+  }
+  return t.out;
 }
 
 }  // namespace
 
 void print_classification_scores(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
-                                 const Names& classes, bool json, const nlohmann::json& fields) {
+                                 const arma::mat* scores, const Names& classes, bool json,
+                                 const nlohmann::json& fields) {
   nlohmann::json extra;
   if (fields.is_object()) extra = fields;
-  print_scores(classification_scores(y, prediction, probabilities, classes, extra), json, extra);
+  print_scores(classification_scores(y, prediction, probabilities, scores, classes, extra), json, extra);
   if (json) return;
   io::OutputFile out("-");
-  out.write(confusion_text(y, prediction, classes));
+  out.write(report_text(y, prediction, classes) + confusion_text(y, prediction, classes));
   out.commit();
 }
 

@@ -72,11 +72,22 @@ void print_scores(const std::vector<std::pair<std::string, double>>& scores, boo
 
 // The score lines of `mlt <algo> score`: mse, rmse, mae, r2 ...
 std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y, const arma::mat& prediction);
-// ... and a classifier's report: accuracy, balanced_accuracy, f1_macro, log_loss (when
-// probabilities are given), then the confusion matrix by class name (as text, or in
-// the JSON object with --json), on standard output. `fields`: more members of the JSON
-// object (n_samples, ...), as print_scores' extra.
+// ... printed, and with several targets (`targets` names them) the same per target:
+// lines "mse[NAME] value" (in JSON: "per_target": {NAME: {"mse": ...}}) after the
+// overall values (the uniform means over the targets, scikit-learn's default).
+void print_regression_scores(const arma::mat& y, const arma::mat& prediction, const Names& targets, bool json,
+                             const nlohmann::json& fields = nullptr);
+// ... and a classifier's report: accuracy, balanced_accuracy, f1_macro; log_loss and
+// brier when `probabilities` (n x classes) are given; roc_auc and average_precision
+// of `scores` (cv::class_scores: the probabilities, or decision values) when given;
+// then the per-class precision, recall, F1 and support with their macro and weighted
+// averages (metrics::classification_report), and the confusion matrix by class name
+// (as text tables, or members of the JSON object with --json), on standard output.
+// A ranking metric the data cannot give (a class with no row, one-vs-rest) is left
+// out with a note on stderr. `fields`: more members of the JSON object (n_samples,
+// ...), as print_scores' extra.
 void print_classification_scores(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
-                                 const Names& classes, bool json, const nlohmann::json& fields = nullptr);
+                                 const arma::mat* scores, const Names& classes, bool json,
+                                 const nlohmann::json& fields = nullptr);
 
 }  // namespace mlt::app

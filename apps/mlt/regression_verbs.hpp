@@ -46,7 +46,7 @@ void add_regression_verbs(CLI::App* command) {
   std::string listed;  // "mse, rmse, mae and r2"
   for (std::size_t i = 0; i < metric_names.size(); ++i)
     listed += (i == 0 ? "" : i + 1 == metric_names.size() ? " and " : ", ") + metric_names[i];
-  auto* sc = command->add_subcommand("score", listed + " of MODEL on DATA (which has the target)");
+  auto* sc = command->add_subcommand("score", listed + " of MODEL on DATA (which has the target), per target too");
   sc->add_option("model", sc_opt->model, model_help)->required();
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
@@ -56,7 +56,8 @@ void add_regression_verbs(CLI::App* command) {
     const E estimator = E::load(model.reader);
     const io::Table data = read_data_for(model.schema, opt.data, model.schema.targets);
     const arma::mat Y = regression_truth(data, model.schema);
-    print_scores(regression_scores(Y, estimator.predict(data.X)), opt.json, {{"n_samples", data.n_rows()}});
+    const Names targets = model.schema.targets.empty() ? Names{model.schema.target} : model.schema.targets;
+    print_regression_scores(Y, estimator.predict(data.X), targets, opt.json, {{"n_samples", data.n_rows()}});
   });
 }
 

@@ -105,8 +105,9 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
 
   auto sc_opt = std::make_shared<Options>();
   auto* sc = command->add_subcommand(
-      "score", "Accuracy, balanced accuracy, macro F1, log loss and confusion matrix (classifiers), or mse, rmse, mae "
-               "and r2 (regressors), of MODEL on DATA");
+      "score", "Accuracy, balanced accuracy, macro F1, log loss, Brier score, ROC AUC, average precision, per-class "
+               "precision, recall and F1, and confusion matrix (classifiers), or mse, rmse, mae and r2, per target too "
+               "(regressors), of MODEL on DATA");
   sc->add_option("model", sc_opt->model, model_help)->required();
   add_data_options(sc, sc_opt->data);
   sc->add_flag("--json", sc_opt->json, "One JSON object instead of lines");
@@ -119,9 +120,10 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
     nlohmann::json fields = {{"n_samples", data.n_rows()}};
     if (!verbs.defaulted_key.empty()) fields[verbs.defaulted_key] = p.n_defaulted;
     if (model.is_classification())
-      print_classification_scores(class_truth(data, schema), p.classes, &p.values, schema.classes, opt.json, fields);
+      print_classification_scores(class_truth(data, schema), p.classes, &p.values, &p.values, schema.classes, opt.json,
+                                  fields);
     else
-      print_scores(regression_scores(regression_truth(data, schema), p.values), opt.json, fields);
+      print_regression_scores(regression_truth(data, schema), p.values, targets_of(schema), opt.json, fields);
     tell(p, data.n_rows(), model.is_classification());
   });
 }

@@ -172,7 +172,18 @@ const std::vector<Metric>& registry() {
        [](const Labels& y, const Labels& p, const arma::mat*, std::size_t k) { return f1_macro(y, p, k); }},
       {"log_loss", T::classification, false, true, nullptr,
        [](const Labels& y, const Labels&, const arma::mat* proba, std::size_t) { return log_loss(y, *proba); }},
+      {"roc_auc", T::classification, true, false, nullptr,
+       [](const Labels& y, const Labels&, const arma::mat* s, std::size_t k) { return roc_auc_ovr(y, *s, k); }, nullptr,
+       true},
+      {"average_precision", T::classification, true, false, nullptr,
+       [](const Labels& y, const Labels&, const arma::mat* s, std::size_t k) {
+         return average_precision_ovr(y, *s, k);
+       },
+       nullptr, true},
+      {"brier", T::classification, false, true, nullptr,
+       [](const Labels& y, const Labels&, const arma::mat* proba, std::size_t) { return brier(y, *proba); }},
       {"reconstruction_mse", T::decomposition, false, false},
+      {"log_likelihood", T::decomposition, true, false},
       {"projection_error", T::decomposition, false, false},
       {"inertia", T::clustering, false, false},
       {"silhouette", T::clustering, true, false},
@@ -188,10 +199,11 @@ const Metric& find(const std::string& name) {
   throw UsageError("unknown metric \"" + name + "\"");
 }
 
-Names names(Task task, bool with_probabilities) {
+Names names(Task task, bool with_probabilities, bool with_scores) {
   Names out;
   for (const Metric& m : registry())
-    if (m.task == task && (with_probabilities || !m.needs_probabilities)) out.emplace_back(m.name);
+    if (m.task == task && (with_probabilities || !m.needs_probabilities) && (with_scores || !m.needs_scores))
+      out.emplace_back(m.name);
   return out;
 }
 
@@ -213,11 +225,16 @@ double classification_score(const std::string& name, const Labels& y, const Labe
                             const arma::mat* probabilities) {
   const Metric& m = find(name);
   if (!m.classification) not_a(name, "a classification metric");
-  if (m.needs_probabilities && !probabilities) not_a(name, "computable without `probabilities`");
-  // Classes above the largest index present have no samples, so they change nothing.
+  if ((m.needs_probabilities || m.needs_scores) && !probabilities)
+    not_a(name, "computable without `probabilities`");
+  // Classes above the largest index present have no samples, so they change nothing
+  // -- except to the one-vs-rest metrics, which need every class: there the score
+  // columns say how many there are.
   const arma::uword top = std::max(y.is_empty() ? arma::uword(0) : y.max(),
                                    prediction.is_empty() ? arma::uword(0) : prediction.max());
-  return m.classification(y, prediction, probabilities, static_cast<std::size_t>(top) + 1);
+  std::size_t n_classes = static_cast<std::size_t>(top) + 1;
+  if (m.needs_scores) n_classes = probabilities->n_cols == 1 ? 2 : probabilities->n_cols;
+  return m.classification(y, prediction, probabilities, n_classes);
 }
 
 double agreement_score(const std::string& name, const Labels& a, const Labels& b) {

@@ -33,6 +33,43 @@ double log_loss(const Labels& y, const arma::mat& probabilities);
 // counts(i, j): samples of true class i predicted as j.
 arma::umat confusion_matrix(const Labels& y, const Labels& prediction, std::size_t n_classes);
 
+// scikit-learn's classification_report (precision_recall_fscore_support with
+// zero_division=0: a ratio 0/0 counts as 0) over the classes present in y or in the
+// prediction (unique_labels), in index order. The macro averages are the plain means
+// of the rows, the weighted ones weigh each row by its support. Cost: O(n + classes²).
+struct ClassificationReport {
+  Labels classes;                    // the class indices reported, ascending
+  arma::vec precision, recall, f1;   // one per reported class
+  arma::uvec support;                // true rows of each reported class
+  double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
+  double weighted_precision = 0, weighted_recall = 0, weighted_f1 = 0;
+};
+ClassificationReport classification_report(const Labels& y, const Labels& prediction, std::size_t n_classes);
+
+// Brier score: the mean over rows of Σ_k (P(i, k) − [y_i = k])² (n x n_classes
+// probabilities). For two classes, half of it: the mean of (P(i, 1) − [y_i = 1])²,
+// scikit-learn 1.2's brier_score_loss of the second class; beyond two, the sum over
+// classes, as scikit-learn ≥ 1.7 defines the multiclass score. Lower is better.
+double brier(const Labels& y, const arma::mat& probabilities);
+
+// Ranking metrics of class scores: `scores` is n x n_classes (probabilities or
+// decision values, one column per class) or, for two classes, n x 1 (the second
+// class's score; higher means more likely). Two classes: roc_auc / average_precision
+// of the second class's column. More: one-vs-rest, the unweighted mean over the
+// classes of each class's column against the rest (roc_auc_score(multi_class="ovr",
+// average="macro"); average_precision_score of the binarized labels,
+// average="macro"). Throws DataError when a class has no row or every row (its
+// one-vs-rest problem has one side only).
+double roc_auc_ovr(const Labels& y, const arma::mat& scores, std::size_t n_classes);
+double average_precision_ovr(const Labels& y, const arma::mat& scores, std::size_t n_classes);
+
+// Per-target regression metrics: column j of each is the metric of target j
+// (mse, rmse, mae, r2 on Y.col(j) and P.col(j)).
+struct PerTarget {
+  arma::rowvec mse, rmse, mae, r2;
+};
+PerTarget per_target(const arma::mat& Y, const arma::mat& P);
+
 // Clustering agreement between two labelings (any integer ids).
 double adjusted_rand_index(const Labels& a, const Labels& b);
 // Normalized mutual information, arithmetic normalization (sklearn's default).
@@ -85,7 +122,9 @@ enum class Task { regression, classification, clustering, decomposition };
 using RegressionFn = double (*)(const arma::mat& Y, const arma::mat& P);
 // Predicted classes against true ones; `probabilities` (n x classes) is read only by
 // the metrics that need it and may be null otherwise; a metric that needs only the
-// probabilities (log_loss) ignores `prediction`. n_classes: any bound above every
+// probabilities (log_loss) ignores `prediction`. For the ranking metrics
+// (Metric::needs_scores) the pointer may hold decision values instead, shaped as
+// roc_auc_ovr's `scores`. n_classes: any bound above every
 // index in y and prediction (the per-class metrics count only the classes present).
 using ClassificationFn = double (*)(const Labels& y, const Labels& prediction, const arma::mat* probabilities,
                                     std::size_t n_classes);
@@ -100,6 +139,9 @@ struct Metric {
   RegressionFn regression = nullptr;  // at most one of the three, the task's
   ClassificationFn classification = nullptr;
   AgreementFn agreement = nullptr;
+  // Classification metrics of class scores, read only by their order (roc_auc,
+  // average_precision): decision values serve as well as probabilities.
+  bool needs_scores = false;
 };
 
 // Every metric, in report order.
@@ -107,8 +149,10 @@ const std::vector<Metric>& registry();
 // The entry called `name`; throws UsageError for an unknown name.
 const Metric& find(const std::string& name);
 // The names of a task's metrics in report order; `with_probabilities` false leaves out
-// those that need predicted probabilities (for a classifier without them).
-Names names(Task task, bool with_probabilities = true);
+// those that need predicted probabilities (for a classifier without them), and
+// `with_scores` false the ranking metrics (for one with neither probabilities nor
+// decision values).
+Names names(Task task, bool with_probabilities = true, bool with_scores = true);
 
 // The named metric through the registry. Cost: one pass over the data (O(n t), or
 // O(n + classes²) for the per-class ones). Throws UsageError for an unknown name and

@@ -481,6 +481,39 @@ double Pca::projection_error(const arma::mat& X) const {
   return residual / static_cast<double>(X.n_rows);
 }
 
+double Pca::log_likelihood(const arma::mat& X) const {
+  require_fitted();
+  if (params_.kernelized)
+    throw UsageError("the probabilistic PCA log-likelihood is a density of the input space, which kernel PCA does "
+                     "not model (projection_error measures its fit in feature space)");
+  check_n_features(n_features(), X);
+  if (X.n_rows == 0) return 0.0;
+  const arma::uword p = mean_.n_elem, k = n_components();
+  const arma::vec& v = explained_variance_;
+  if (v.min() <= 0)
+    throw DataError("PCA log-likelihood: a kept component has zero variance; keep fewer components");
+  // The total variance (the sum of all p eigenvalues) from the first component's
+  // variance and ratio, both kept; what the kept ones leave is the discarded ones'.
+  double noise = 0;
+  if (k < p) {
+    const double total = v(0) / explained_variance_ratio_(0);
+    const double discarded = total - arma::accu(v);
+    noise = discarded / static_cast<double>(p - k);
+    // The difference of two sums of the same eigenvalues carries a rounding error of
+    // a few ulps of the total: below 1e-12 of it, nothing is known to be left.
+    if (!(discarded > 1e-12 * total))
+      throw DataError("PCA log-likelihood: the discarded components have zero variance (the data lies in " +
+                      std::to_string(k) + " dimensions); keep fewer components");
+  }
+  const arma::mat D = centred(X);
+  const arma::mat Z = D * components_.t();
+  double quad = arma::accu(arma::square(Z) * (1.0 / v));
+  if (k < p) quad += arma::accu(arma::square(D - Z * components_)) / noise;
+  const double log_det = arma::accu(arma::log(v)) + static_cast<double>(p - k) * (k < p ? std::log(noise) : 0.0);
+  const double m = static_cast<double>(X.n_rows);
+  return -0.5 * (quad / m + log_det + static_cast<double>(p) * std::log(2 * arma::datum::pi));
+}
+
 double Pca::explained_variance_ratio(const arma::mat& X) const {
   require_fitted();
   check_n_features(n_features(), X);

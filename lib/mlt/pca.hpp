@@ -87,6 +87,19 @@ class Pca {
   // space PCA works in (standardized if so fitted; the feature space for kernel PCA);
   // 0 when X has no variance there.
   double explained_variance_ratio(const arma::mat& X) const;
+  // Mean log-likelihood of X's rows under the probabilistic PCA model (Tipping &
+  // Bishop 1999), as scikit-learn's PCA.score: x ~ N(mean, C), C = Wᵀ diag(v − σ²) W
+  // + σ² I with W the components (k x p), v their explained variances (n − 1
+  // denominator) and σ² the noise variance, the mean of the p − k discarded
+  // eigenvalues of the covariance (0 when k = p). Per row, with d the centred row,
+  // z = W d and r = d − Wᵀz: −½ (‖r‖²/σ² + Σ z²/v + Σ log v + (p − k) log σ² +
+  // p log 2π). Measured in the standardized space when fitted so (as a StandardScaler
+  // + PCA pipeline's score). Higher is better; unlike the reconstruction error it does
+  // not keep improving with k. Where n ≤ p, scikit-learn averages the discarded
+  // eigenvalues over min(n, p) − k, this over p − k (T&B's maximum-likelihood σ²).
+  // Linear PCA only (UsageError for kernel PCA); DataError when σ² or a kept variance
+  // is 0 (the density is degenerate). Cost: O(m p k).
+  double log_likelihood(const arma::mat& X) const;
   // Higher is better: minus reconstruction_mse (kernel PCA: minus projection_error).
   double score(const arma::mat& X) const {
     return params_.kernelized ? -projection_error(X) : -reconstruction_mse(X);

@@ -264,7 +264,8 @@ check "krr oof header" test "$(head -1 krr_oof.csv)" = "row,fold,progression"
 check "krr refit predicts" test "$("$MLT" krr predict best.krr "$DATA/diabetes.csv" | wc -l)" -eq 443
 
 # --- kmeans cv ---------------------------------------------------------------------
-run "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 1:6 --fold-seed 1 --json --per-fold
+# (The default ranks by the silhouette, which needs k >= 2: score_test.sh.)
+run "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 1:6 --fold-seed 1 --json --per-fold --score inertia
 check "kmeans cv runs" test "$rc" -eq 0
 check "kmeans cv: inertia, lower is better, falls with k" python3 -c '
 import json, sys; j = json.loads(sys.argv[1]); assert j["metric"] == "inertia"
@@ -272,7 +273,7 @@ m = [r["mean"] for r in j["results"]]; assert len(m) == 6 and all(a > b for a, b
 assert j["best"]["params"] == {"k": 6}' "$out"
 # k = 1: the single centroid is the training rows' mean, so each fold's held-out
 # inertia is the sum of squared distances of its rows to that mean (closed form).
-run "$MLT" kmeans cv "$IRIS" --ignore species --folds-from fold -k 1 --json --per-fold
+run "$MLT" kmeans cv "$IRIS" --ignore species --folds-from fold -k 1 --json --per-fold --score inertia
 check "kmeans cv k = 1: held-out squared distances to the training mean" python3 - "$out" "$IRIS" <<'PY'
 import csv, json, sys
 rep = json.loads(sys.argv[1]); rows = list(csv.DictReader(open(sys.argv[2])))
@@ -289,7 +290,7 @@ check "kmeans oof header" test "$(head -1 km_oof.csv)" = "row,fold,cluster,sq_di
 run "$MLT" info best.km --json
 check "kmeans refit is a kmeans model" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["kind"] == "kmeans"' "$out"
 expect_error 2 "clusters" "kmeans cv without -k" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species
-expect_error 2 "unknown metric \"mse\"; choose from inertia" "kmeans --score mse" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2 --score mse
+expect_error 2 "unknown metric \"mse\"; choose from silhouette, inertia" "kmeans --score mse" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2 --score mse
 
 # --- leave-one-out in closed form (ridge, krr): the hat-matrix identity ------------
 # The fast path answers every row of every lambda from one SVD / eigendecomposition
@@ -406,10 +407,10 @@ PY
 done
 run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 2:4 --score ari --json
 check "kmeans cv --score ari: higher is better, k = 3 best" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 3}' "$out"
-run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --json --per-fold
-check "kmeans cv --labels: inertia stays the default; group is not a feature" python3 - "$out" "$BLOBS" <<'PY'
+run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --json --per-fold --score inertia,silhouette
+check "kmeans cv --labels: the labels change no default metric; group is not a feature" python3 - "$out" "$BLOBS" <<'PY'
 import json, sys
-j = json.loads(sys.argv[1]); assert j["metric"] == "inertia"
+j = json.loads(sys.argv[1]); assert j["metric"] == "inertia" and j["metrics"] == ["inertia", "silhouette"]
 # The clusters are the blobs: held-out inertia = squared distances to the training
 # means of the blobs (x, y only), which it could not be if group were a feature.
 import csv

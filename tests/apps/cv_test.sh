@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh" "$@"
 FIX=$SRC/tests/fixtures/cv
 IRIS=$FIX/iris_folds.csv
 
-# compare_to_sklearn JSON-REPORT GRID-KEY: every mean and per-fold score matches.
+# compare_to_sklearn JSON-REPORT GRID-KEY: every mean and per-fold score matches
+# (the reconstruction error, asked for: pca cv ranks by the log-likelihood by default).
 compare_to_sklearn() {
   python3 - "$1" "$FIX/expected.json" "$2" <<'PY'
 import json, sys
@@ -25,14 +26,14 @@ assert got["best"]["params"] == {"n_components": 4}
 PY
 }
 
-run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold --score reconstruction_mse
 check "pca cv --json runs" test "$rc" -eq 0
 check "pca cv matches scikit-learn on the same folds" compare_to_sklearn "$out" grid
 # No progress when stderr is not a terminal: only the note that the best k is the
 # grid's largest.
 check "nothing on stderr when it is not a terminal but the edge note" \
   test "$err" = "mlt: cv: the best n_components, 4, is the largest of the grid: the optimum may lie beyond it; widen the grid"
-run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold --standardize
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold --standardize --score reconstruction_mse
 check "pca cv --standardize matches a scikit-learn pipeline (scaler fitted per fold)" compare_to_sklearn "$out" grid_standardized
 
 # The JSON object has exactly the keys the issue shows, in that order.
@@ -87,7 +88,8 @@ check "refit keeps the best k" test "$(python3 -c 'import json,sys; print(json.l
 check "refit model = pca fit with the best k" test "$("$MLT" pca transform best.pca "$IRIS" --ignore species,fold)" = "$("$MLT" pca transform direct.pca "$IRIS" --ignore species,fold)"
 
 # --oof: each row reconstructed by the model that did not see it, with its fold.
-expect_status 0 "--oof" "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2 --per-fold --json --oof oof.csv
+expect_status 0 "--oof" "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2 --per-fold --json --oof oof.csv \
+  --score reconstruction_mse
 report=$out
 check "oof header" test "$(head -1 oof.csv)" = "row,fold,sepal_length,sepal_width,petal_length,petal_width"
 check "oof: one line per row" test "$(wc -l < oof.csv)" -eq 151
@@ -111,7 +113,7 @@ expect_error 2 "components: expected a whole number, got \"abc\"" "-k abc" "$MLT
 expect_error 2 "components: range \"5:1\" is empty" "-k 5:1" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 5:1
 expect_error 2 "seed: a seed is a whole number from 0 to 18446744073709551615, got -1" "--fold-seed -1" "$MLT" pca cv "$DATA/iris.csv" --ignore species --fold-seed -1
 expect_error 2 "seed" "--fold-seed 1e99" "$MLT" pca cv "$DATA/iris.csv" --ignore species --fold-seed 1e99
-expect_error 2 "unknown metric \"mse\"; choose from reconstruction_mse" "--score mse" "$MLT" pca cv "$DATA/iris.csv" --ignore species --score mse
+expect_error 2 "unknown metric \"mse\"; choose from log_likelihood, reconstruction_mse" "--score mse" "$MLT" pca cv "$DATA/iris.csv" --ignore species --score mse
 expect_error 2 "stratify needs class labels" "--stratify for pca" "$MLT" pca cv "$DATA/iris.csv" --ignore species --stratify
 expect_error 2 "output" "--refit without -o" "$MLT" pca cv "$DATA/iris.csv" --ignore species --refit
 expect_error 2 "refit" "-o without --refit" "$MLT" pca cv "$DATA/iris.csv" --ignore species -o x.pca

@@ -2,7 +2,8 @@
 # The man pages follow the flags the commands take (derived from each algorithm's
 # declared parameters, apps/mlt/param_flags.hpp and cv_command.hpp):
 #  - every long flag that `mlt ALGO VERB --help` lists appears in man/mlt-ALGO.1,
-#    in troff's escaped form (\-\-n\-init), for every verb of the six algorithms;
+#    in troff's escaped form (\-\-n\-init), for every verb of the six algorithms
+#    (and `mlt score --help`'s in man/mlt-score.1);
 #  - every long flag of `mlt --help`, `mlt split --help`, `mlt info --help`, and
 #    those every cv verb shares, appears in man/mlt.1;
 #  - every long flag a page names is a flag of some mlt command, so that a renamed
@@ -64,8 +65,9 @@ first_cv=1
 for algo in "${ALGOS[@]}"; do
   page=$MAN/mlt-$algo.1
   check "$page exists" test -f "$page"
-  for verb in ${VERBS[$algo]}; do
-    long_flags "$algo" "$verb"
+  # A command without verbs (mlt score) is checked as itself, written ".".
+  for verb in ${VERBS[$algo]:-.}; do
+    if [ "$verb" = . ]; then long_flags "$algo"; else long_flags "$algo" "$verb"; fi
     if [ "$help_ok" -ne 1 ]; then
       fail "mlt $algo $verb --help: fails or lists no long flag"
       continue

@@ -108,8 +108,13 @@ TEST_CASE("registry: every name round-trips, task lists in report order, unknown
   }
   CHECK(metrics::names(metrics::Task::regression) == mlt::Names{"mse", "rmse", "mae", "r2"});
   CHECK(metrics::names(metrics::Task::classification) ==
-        mlt::Names{"accuracy", "balanced_accuracy", "f1_macro", "log_loss"});
-  CHECK(metrics::names(metrics::Task::classification, false) == mlt::Names{"accuracy", "balanced_accuracy", "f1_macro"});
+        mlt::Names{"accuracy", "balanced_accuracy", "f1_macro", "log_loss", "roc_auc", "average_precision", "brier"});
+  CHECK(metrics::names(metrics::Task::classification, false) ==
+        mlt::Names{"accuracy", "balanced_accuracy", "f1_macro", "roc_auc", "average_precision"});
+  CHECK(metrics::names(metrics::Task::classification, false, false) ==
+        mlt::Names{"accuracy", "balanced_accuracy", "f1_macro"});
+  CHECK(metrics::names(metrics::Task::decomposition) ==
+        mlt::Names{"reconstruction_mse", "log_likelihood", "projection_error"});
   CHECK(metrics::names(metrics::Task::clustering) == mlt::Names{"inertia", "silhouette", "ari", "nmi"});
   CHECK_FALSE(metrics::higher_is_better("mse"));
   CHECK(metrics::higher_is_better("r2"));

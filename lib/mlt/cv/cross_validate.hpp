@@ -13,9 +13,11 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
+#include "mlt/core/error.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/cv/folds.hpp"
 #include "mlt/cv/grid.hpp"
@@ -78,6 +80,32 @@ arma::mat cross_validate(const typename Estimator::Params& params, const arma::m
   return out;
 }
 
+// What the ranking metrics (metrics::roc_auc_ovr, average_precision_ovr) read of a
+// fitted classifier on rows X: its class probabilities (m x K) when it gives them (a
+// model with optional probabilities, the SVM's, only when fitted with them), else its
+// decision values when they are one column per class, or one for two classes (the
+// second class's: the perceptron, the SVM without probabilities, one-vs-rest). A
+// one-vs-one SVM's pairwise values rank no class against the rest: UsageError.
+template <class E>
+arma::mat class_scores(const E& e, const arma::mat& X) {
+  bool proba = requires { e.predict_proba(X); };
+  if constexpr (requires { e.has_probability(); }) proba = proba && e.has_probability();
+  if constexpr (requires { e.predict_proba(X); })
+    if (proba) return e.predict_proba(X);
+  if constexpr (requires { e.decision_function(X); }) {
+    bool pairwise = false;  // three classes have as many pairs as classes: ask the model
+    if constexpr (requires { e.multiclass(); })
+      pairwise = e.multiclass() == decltype(e.multiclass())::ovo && e.n_classes() > 2;
+    arma::mat S = e.decision_function(X);
+    const std::size_t k = e.n_classes();
+    if (!pairwise && S.n_cols == (k == 2 ? 1 : k)) return S;
+    throw UsageError(std::string("the ranking metrics (roc_auc, average_precision) need a score per class; this ") +
+                     E::kind + " model's decision values are pairwise (one-vs-one): fit it with `probability`");
+  }
+  throw UsageError(std::string("the ranking metrics (roc_auc, average_precision) need probabilities or decision values, "
+                               "which this ") + E::kind + " model does not give");
+}
+
 // How a fitted estimator is scored on held-out rows; higher or lower is better as
 // metrics::higher_is_better says for the metric's name.
 template <class Estimator, class Target>
@@ -89,22 +117,33 @@ using ApplyFn = std::function<void(typename Estimator::Params& params, const std
 
 // The plain-path SplitScorer for grid_search: for each grid point, copy `base`,
 // apply the point, fit a fresh estimator on the split's training rows and score it
-// on its test rows. X, y and the functions must outlive the returned scorer.
+// on its test rows by each of `scores` (one fit for all of them; metric-major, as
+// SplitScorer says). X, y and the functions must outlive the returned scorer.
 template <class Estimator, class Target>
 SplitScorer make_split_scorer(const Grid& grid, const typename Estimator::Params& base, const ApplyFn<Estimator>& apply,
-                              const arma::mat& X, const Target& y, const ScoreFn<Estimator, Target>& score) {
-  return [&grid, base, &apply, &X, &y, &score](const Split& split, const std::vector<std::size_t>& points) {
+                              const arma::mat& X, const Target& y,
+                              const std::vector<ScoreFn<Estimator, Target>>& scores) {
+  return [&grid, base, &apply, &X, &y, &scores](const Split& split, const std::vector<std::size_t>& points) {
     const arma::mat X_test = X.rows(split.test);
     const Target y_test = take_rows(y, split.test);
-    std::vector<double> out;
-    for (std::size_t p : points) {
+    std::vector<double> out(points.size() * scores.size());
+    for (std::size_t j = 0; j < points.size(); ++j) {
       typename Estimator::Params params = base;
-      apply(params, grid.point(p));
+      apply(params, grid.point(points[j]));
       const Estimator e = fit_on_rows<Estimator>(params, X, y, split.train());
-      out.push_back(score(e, X_test, y_test));
+      for (std::size_t m = 0; m < scores.size(); ++m) out[m * points.size() + j] = scores[m](e, X_test, y_test);
     }
     return out;
   };
+}
+
+// One metric.
+template <class Estimator, class Target>
+SplitScorer make_split_scorer(const Grid& grid, const typename Estimator::Params& base, const ApplyFn<Estimator>& apply,
+                              const arma::mat& X, const Target& y, const ScoreFn<Estimator, Target>& score) {
+  auto one = std::make_shared<std::vector<ScoreFn<Estimator, Target>>>(1, score);
+  SplitScorer s = make_split_scorer<Estimator, Target>(grid, base, apply, X, y, *one);
+  return [s, one](const Split& split, const std::vector<std::size_t>& points) { return s(split, points); };
 }
 
 }  // namespace mlt::cv

@@ -21,7 +21,8 @@ std::vector<double> knn_scores(KnnParams params, const std::vector<std::size_t>&
   for (std::size_t k : ks) {
     if constexpr (std::is_same_v<Target, Labels>) {
       arma::mat proba;
-      const Labels pred = fitted.vote(nb, k, metric == "log_loss" ? &proba : nullptr);
+      const metrics::Metric& m = metrics::find(metric);
+      const Labels pred = fitted.vote(nb, k, m.needs_probabilities || m.needs_scores ? &proba : nullptr);
       out.push_back(metrics::classification_score(metric, y_test, pred, &proba));
     } else {
       out.push_back(metrics::regression_score(metric, y_test, fitted.average(nb, k)));
@@ -32,9 +33,11 @@ std::vector<double> knn_scores(KnnParams params, const std::vector<std::size_t>&
 
 template <class E>
 double classifier_score(const E& e, const arma::mat& X_test, const Labels& y_test, const std::string& metric) {
-  arma::mat proba;
-  if (metric == "log_loss") proba = e.predict_proba(X_test);
-  return metrics::classification_score(metric, y_test, e.predict(X_test), &proba);
+  const metrics::Metric& m = metrics::find(metric);
+  arma::mat scores;
+  if (m.needs_probabilities) scores = e.predict_proba(X_test);
+  else if (m.needs_scores) scores = class_scores(e, X_test);
+  return metrics::classification_score(metric, y_test, e.predict(X_test), &scores);
 }
 
 template <class Target>

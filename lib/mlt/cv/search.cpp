@@ -42,12 +42,15 @@ std::size_t best_index(const std::vector<PointResult>& results, bool higher_is_b
   return best;
 }
 
-SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string& metric, const SplitScorer& score,
+SearchResult grid_search(const Grid& grid, const Folds& folds, const Names& metrics, const SplitScorer& score,
                          const SearchOptions& options) {
+  if (metrics.empty()) throw Error("internal: grid_search without a metric", kExitSoftware);
   SearchResult out;
-  out.metric = metric;
-  out.higher_is_better = metrics::higher_is_better(metric);
-  const std::size_t n_points = grid.size(), n_splits = folds.n_splits();
+  out.metric = metrics[0];
+  out.metrics = metrics;
+  out.higher_is_better = metrics::higher_is_better(metrics[0]);
+  for (const std::string& m : metrics) metrics::find(m);  // UsageError for an unknown one
+  const std::size_t n_points = grid.size(), n_splits = folds.n_splits(), n_metrics = metrics.size();
 
   // Groups of points, in order of their first point.
   std::vector<std::vector<std::size_t>> groups;
@@ -62,7 +65,7 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string
     for (std::size_t p = 0; p < n_points; ++p) groups.push_back({p});
   }
 
-  arma::mat scores(n_points, n_splits, arma::fill::zeros);
+  arma::cube scores(n_points, n_splits, n_metrics, arma::fill::zeros);
   // Split-major task order: the first tasks cover every point of the first split, so
   // a failure tied to the data (a fold too small) shows up at once.
   const std::size_t n_tasks = groups.size() * n_splits;
@@ -72,28 +75,42 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string
         const Split split = folds.split(t / groups.size());
         const std::vector<std::size_t>& points = groups[t % groups.size()];
         const std::vector<double> s = score(split, points);
-        if (s.size() != points.size()) throw Error("internal: scorer returned the wrong number of scores", kExitSoftware);
-        for (std::size_t j = 0; j < points.size(); ++j) {
-          if (!std::isfinite(s[j])) {
-            std::string where = "fold " + folds.fold_name(split.fold);
-            if (folds.n_repeats() > 1) where += " of repeat " + std::to_string(split.repeat + 1);
-            throw DataError(metric + " is not finite at " + grid.describe(points[j]) + ", " + where);
+        if (s.size() != points.size() * n_metrics)
+          throw Error("internal: scorer returned the wrong number of scores", kExitSoftware);
+        for (std::size_t m = 0; m < n_metrics; ++m)
+          for (std::size_t j = 0; j < points.size(); ++j) {
+            const double v = s[m * points.size() + j];
+            if (!std::isfinite(v)) {
+              std::string where = "fold " + folds.fold_name(split.fold);
+              if (folds.n_repeats() > 1) where += " of repeat " + std::to_string(split.repeat + 1);
+              throw DataError(metrics[m] + " is not finite at " + grid.describe(points[j]) + ", " + where);
+            }
+            scores(points[j], t / groups.size(), m) = v;
           }
-          scores(points[j], t / groups.size()) = s[j];
-        }
       },
       options.progress);
 
-  for (std::size_t p = 0; p < n_points; ++p) {
-    PointResult r;
-    r.point = p;
-    r.fold_scores = scores.row(p).t();
+  const auto summary = [&](std::size_t p, std::size_t m) {
+    MetricScores r;
+    r.fold_scores = scores.slice(m).row(p).t();
     r.mean = arma::mean(r.fold_scores);
     r.std = n_splits > 1 ? arma::stddev(r.fold_scores, 1) : 0.0;
+    return r;
+  };
+  for (std::size_t p = 0; p < n_points; ++p) {
+    PointResult r;
+    static_cast<MetricScores&>(r) = summary(p, 0);
+    r.point = p;
+    for (std::size_t m = 1; m < n_metrics; ++m) r.more.push_back(summary(p, m));
     out.results.push_back(std::move(r));
   }
   out.best = best_index(out.results, out.higher_is_better);
   return out;
+}
+
+SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string& metric, const SplitScorer& score,
+                         const SearchOptions& options) {
+  return grid_search(grid, folds, Names{metric}, score, options);
 }
 
 }  // namespace mlt::cv

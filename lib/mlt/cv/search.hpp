@@ -24,7 +24,9 @@
 namespace mlt::cv {
 
 // Scores grid points on one split: fits on split.train() with each point's parameters
-// and scores on split.test; returns one score per entry of `points`, in that order.
+// and scores on split.test; returns one score per entry of `points`, in that order --
+// per metric when the search has several: the scores of the first metric for every
+// point, then the second's, ... (points.size() x metrics, metric-major).
 using SplitScorer = std::function<std::vector<double>(const Split& split, const std::vector<std::size_t>& points)>;
 
 // (tasks done, tasks in all); called serialized, from whichever thread finished.
@@ -39,23 +41,34 @@ struct SearchOptions {
   Progress progress;
 };
 
-struct PointResult {
-  std::size_t point = 0;     // index in the grid
+// One metric's scores of one grid point.
+struct MetricScores {
   arma::vec fold_scores;     // n_splits, in split order (repeat-major)
   double mean = 0;
   double std = 0;            // population standard deviation (ddof 0), as scikit-learn's std_test_score
 };
 
+struct PointResult : MetricScores {  // the ranking metric's scores
+  std::size_t point = 0;     // index in the grid
+  std::vector<MetricScores> more;  // the other metrics', in SearchResult::metrics order
+};
+
 struct SearchResult {
-  std::string metric;
-  bool higher_is_better = false;
+  std::string metric;                // the ranking metric, metrics[0]
+  Names metrics;                     // every metric scored
+  bool higher_is_better = false;     // the ranking metric's direction
   std::vector<PointResult> results;  // one per grid point, grid order
   std::size_t best = 0;              // index into results
 };
 
-// Throws UsageError for an unknown metric, DataError (naming the grid point and the
-// fold) when a score is not finite, and whatever the scorer throws: the exception of
-// the first failing task in task order, as jobs = 1 would.
+// Every point scored by every metric of `metrics` (the scorer returns them
+// metric-major, see SplitScorer); the first ranks. Throws UsageError for an unknown
+// metric, DataError (naming the metric, the grid point and the fold) when a score is
+// not finite, and whatever the scorer throws: the exception of the first failing
+// task in task order, as jobs = 1 would.
+SearchResult grid_search(const Grid& grid, const Folds& folds, const Names& metrics, const SplitScorer& score,
+                         const SearchOptions& options = {});
+// One metric.
 SearchResult grid_search(const Grid& grid, const Folds& folds, const std::string& metric, const SplitScorer& score,
                          const SearchOptions& options = {});
 
