@@ -162,10 +162,18 @@ std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelPa
                      "Length of the spectrum kernel's k-mers, in bytes (1 to 8)", Bounds::between(1, 8),
                      {K::spectrum}, "to the spectrum kernel only"));
   t.back().type = ParamType::integer;
+  t.back().json = [of_const](const P& p) {  // a whole number, as an integer parameter shows it
+    const KernelParams* k = of_const(p);
+    return nlohmann::json(static_cast<long long>(k ? k->kmer : KernelParams{}.kmer));
+  };
   t.push_back(number("walk_length", &KernelParams::walk_length,
                      "Length of the walk kernel's walks, in edges", Bounds::between(0, 1000), {K::walk},
                      "to the walk kernel only"));
   t.back().type = ParamType::integer;
+  t.back().json = [of_const](const P& p) {
+    const KernelParams* k = of_const(p);
+    return nlohmann::json(static_cast<long long>(k ? k->walk_length : KernelParams{}.walk_length));
+  };
   Param<P> normalize;
   normalize.name = "normalize";
   normalize.flag = flag_for("normalize");
