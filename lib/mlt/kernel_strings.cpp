@@ -128,9 +128,23 @@ arma::mat spectrum_gram(const arma::mat& A, const arma::mat& B, int k) {
   // (dgemm runs an order of magnitude faster per term than a branchy merge) and the
   // count matrices stay within 1 GB.
   if (V <= 8 * mean_distinct && rows * V * 8 <= 1e9) {
+    // Every partial sum of k(x, y) is at most (number of k-mers of x) (number of
+    // k-mers of y): below 2^24 single precision holds it exactly too, and sgemm runs
+    // twice as fast as dgemm. (Both exact, so the same result.)
+    const auto most = [](const std::vector<Spectrum>& side) {
+      double n = 0;
+      for (const Spectrum& s : side) n = std::max(n, arma::accu(arma::vec(s.counts)));
+      return n;
+    };
     const arma::mat CA = dense_counts(sa, vocabulary);
+    const arma::mat CB = same ? arma::mat() : dense_counts(sb, vocabulary);
+    if (most(sa) * most(rb) < 16777216.0) {  // 2^24
+      const arma::fmat FA = arma::conv_to<arma::fmat>::from(CA);
+      if (same) return arma::conv_to<arma::mat>::from(arma::fmat(FA * FA.t()));
+      const arma::fmat FB = arma::conv_to<arma::fmat>::from(CB);
+      return arma::conv_to<arma::mat>::from(arma::fmat(FA * FB.t()));
+    }
     if (same) return CA * CA.t();  // exact integers: symmetric bit for bit
-    const arma::mat CB = dense_counts(sb, vocabulary);
     return CA * CB.t();
   }
   constexpr std::size_t kPairsPerTask = 4096;

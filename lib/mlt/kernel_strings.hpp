@@ -22,7 +22,9 @@
 //    compared at once); or
 //  - when the k-mers present are few against the rows' lengths (DNA: at most 4^k),
 //    the dense count matrices C_A (m x V) and C_B (n x V) over the V k-mers present
-//    and K = C_A C_Bᵀ by BLAS, O(m n V) at the hardware's peak.
+//    and K = C_A C_Bᵀ by BLAS, O(m n V) at the hardware's peak (in single precision
+//    when the largest k-mer totals of A's and B's rows multiply to less than 2^24:
+//    every partial sum is then an integer below 2^24, exact in a float).
 // Both are exact: every count and every partial sum is an integer below 2^53, so
 // the Gram matrix is the same bits for any summation order, blocking or thread count
 // (and from both paths). Cost: O((m + n) L log L + m n min(L, V)); memory O((m + n)

@@ -179,7 +179,12 @@ TEST_CASE("walk kernel: counts beyond 2^53 are refused, not rounded") {
   for (int v = 0; v < 40; ++v) cell += "a ";
   cell += "|";
   for (int u = 0; u < 40; ++u)
-    for (int v = u; v < 40; ++v) cell += " " + std::to_string(u) + "-" + std::to_string(v);
+    for (int v = u; v < 40; ++v) {
+      cell += ' ';
+      cell += std::to_string(u);
+      cell += '-';
+      cell += std::to_string(v);
+    }
   const arma::mat X = mlt::encode_graphs({cell}, nowhere);
   CHECK(kernel(mlt::KernelType::walk, 3).gram(X, X)(0, 0) == std::pow(40.0, 8));
   CHECK_THROWS_AS(kernel(mlt::KernelType::walk, 6).gram(X, X), mlt::DataError);
