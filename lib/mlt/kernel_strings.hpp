@@ -28,7 +28,11 @@
 // Both are exact: every count and every partial sum is an integer below 2^53, so
 // the Gram matrix is the same bits for any summation order, blocking or thread count
 // (and from both paths). Cost: O((m + n) L log L + m n min(L, V)); memory O((m + n)
-// L), or O((m + n) V) for the dense path.
+// L), or O((m + n) V) for the dense path. The spectra are not kept between calls: a
+// caller that asks for one kernel column at a time (SMO's column cache, the
+// perceptron's dual loop) pays the O(n L log L) spectra of the training rows per
+// column, about log L times the merges themselves; a per-matrix cache of spectra is
+// what would remove it.
 #pragma once
 
 #include <functional>
