@@ -73,7 +73,7 @@ struct Centroids {
     DataOptions copt = in.data_options;
     copt.path = path;
     copt.ignore.clear();
-    const arma::mat start = read_data_for({data.feature_names, data.had_header, "", {}, {}}, copt).X;
+    const arma::mat start = read_data_for({data.feature_names, data.had_header, "", {}, {}, ""}, copt).X;
     if (params.k != 0 && params.k != start.n_rows)
       throw UsageError("-k " + std::to_string(params.k) + " but " + path + " has " + std::to_string(start.n_rows) +
                        " centroids");

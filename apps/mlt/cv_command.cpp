@@ -106,7 +106,7 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
     case CvTask::none:
       if (!opt.labels.empty()) extra.push_back(opt.labels);
       d.table = read_training_data(opt.data, extra);
-      d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}};
+      d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, opt.data.structured};
       if (!opt.labels.empty()) {
         // Reference labels for ari/nmi: encoded, then kept out of the features (the
         // last text column read).
@@ -120,7 +120,7 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
       d.Y = std::move(r.Y);
       d.target_names = r.target_names;
       d.schema = {d.table.feature_names, d.table.had_header, d.target_names.at(0),
-                  d.target_names.size() > 1 ? d.target_names : Names{}, {}};
+                  d.target_names.size() > 1 ? d.target_names : Names{}, {}, opt.data.structured};
       break;
     }
     case CvTask::classification: {
@@ -129,7 +129,7 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
       d.y = std::move(c.y);
       d.encoder = c.encoder;
       d.target_names = {c.target};
-      d.schema = {d.table.feature_names, d.table.had_header, c.target, {}, c.encoder.classes()};
+      d.schema = {d.table.feature_names, d.table.had_header, c.target, {}, c.encoder.classes(), opt.data.structured};
       break;
     }
   }

@@ -563,6 +563,16 @@ class CvCommand {
         if (opt_.labels.empty()) throw UsageError("--score " + m + " needs --labels COL");
         if (opt_.loo) throw UsageError("--score " + m + " is undefined on the one-row folds of --loo");
       }
+    // Every grid point's kernel must read the data the same way: numbers, strings or graphs.
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      Params p = base_;
+      apply(p, grid.point(i));
+      const std::string input = structured_input_of(p);
+      if (i > 0 && input != opt_.data.structured)
+        throw UsageError("the grid's kernels read different data (numbers, strings, graphs); cross-validate them "
+                         "in separate runs");
+      opt_.data.structured = input;
+    }
     const CvData data = read_cv_data(opt_, active_task_);
     const Target& y = target_of<Target>(data);
     const arma::mat& X = data.table.X;

@@ -7,6 +7,8 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/validate.hpp"
+#include "mlt/kernel_graphs.hpp"
+#include "mlt/kernel_strings.hpp"
 
 namespace mlt::app {
 namespace {
@@ -16,6 +18,23 @@ void report_read(PhaseTimer& timer, const io::Table& t) {
   std::snprintf(buf, sizeof buf, "%zu rows x %zu features, %.1f MB (%.0f MB/s)", t.n_rows(),
                 static_cast<std::size_t>(t.X.n_cols), mb, mb / std::max(timer.seconds(), 1e-9));
   timer.set_detail(buf);
+}
+// Moves the one feature column, read as text (the last of t.text), into t.X,
+// encoded as `kind` ("text" or "graph") asks.
+void encode_structured(io::Table& t, const std::string& kind) {
+  if (t.feature_names.size() != 1) {
+    std::string list;
+    for (const std::string& f : t.feature_names) list += (list.empty() ? "" : ", ") + f;
+    throw UsageError(t.source + ": a kernel on " + (kind == "text" ? "strings" : "graphs") +
+                     " reads one feature column, and the data have " + std::to_string(t.feature_names.size()) +
+                     (list.empty() ? "" : " (" + list + ")") + "; skip the others with --ignore");
+  }
+  const io::TextColumn col = std::move(t.text.back());
+  t.text.pop_back();
+  const CellWhere where = [&t, &col](std::size_t i) {
+    return t.source + ":" + std::to_string(t.lines.at(i)) + ":" + std::to_string(col.position);
+  };
+  t.X = kind == "text" ? encode_strings(col.values, where) : encode_graphs(col.values, where);
 }
 }  // namespace
 
@@ -63,8 +82,10 @@ io::Table read_training_data(const DataOptions& opt, const Names& text_columns) 
   io::ColumnSelection sel;
   sel.text = text_columns;
   sel.ignore = opt.ignore;
+  sel.features_as_text = !opt.structured.empty();
   PhaseTimer timer("read");
   io::Table t = io::read_csv(opt.path, csv_options(opt), sel);
+  if (sel.features_as_text) encode_structured(t, opt.structured);
   report_read(timer, t);
   report_dropped(t);
   return t;
@@ -86,6 +107,7 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   for (const std::string& i : opt.ignore)
     if (!has(opt.keep, i)) sel.ignore.push_back(i);  // kept, so not skipped
   if (by_name) sel.features = schema.features;
+  sel.features_as_text = !schema.structured.empty();
   io::Table t;
   PhaseTimer timer("read");
   try {
@@ -101,9 +123,11 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
     if (by_name && !kept) throw DataError(what + " (the model needs it)");
     throw;
   }
-  if (t.X.n_cols != schema.features.size())
+  const std::size_t n_features = sel.features_as_text ? t.feature_names.size() : t.X.n_cols;
+  if (n_features != schema.features.size())
     throw DataError(t.source + ": model trained on " + std::to_string(schema.features.size()) +
-                    " features, input has " + std::to_string(t.X.n_cols));
+                    " features, input has " + std::to_string(n_features));
+  if (sel.features_as_text) encode_structured(t, schema.structured);
   // What fit refuses, predict, transform and score refuse too: the same bound on |x|
   // keeps squares and products (distances, kernels, scores) finite.
   try {

@@ -24,6 +24,10 @@ struct DataOptions {
   std::string na = "error";
   std::vector<std::string> ignore;
   Names keep;  // --keep: columns copied to the output (predict and transform only)
+  // Set by the verb from the estimator's kernel (structured_input_of): "" numeric
+  // features; "text" or "graph": the one feature column is read as text and encoded
+  // (mlt/kernel_strings.hpp, mlt/kernel_graphs.hpp) into X.
+  std::string structured;
 };
 // Adds DATA (positional, "-" for stdin) and --no-header, --delimiter, --na, --ignore.
 void add_data_options(CLI::App* cmd, DataOptions& opt);
@@ -31,13 +35,15 @@ void add_data_options(CLI::App* cmd, DataOptions& opt);
 void add_keep_option(CLI::App* cmd, DataOptions& opt);
 io::CsvOptions csv_options(const DataOptions& opt);
 
-// Training data: features are every column but `text_columns` and --ignore.
+// Training data: features are every column but `text_columns` and --ignore. With
+// opt.structured, that must be one column, of strings or graphs, encoded into X.
 io::Table read_training_data(const DataOptions& opt, const Names& text_columns = {});
 
 // Prediction data for a model: its feature columns, by name when both the model and
 // the file have headers, else by position (all columns but `text_columns`, --ignore
 // and --keep). --keep's columns are read as text after `text_columns`; a column the
-// model reads as a feature cannot be kept (UsageError).
+// model reads as a feature cannot be kept (UsageError). A model of structured input
+// (schema.structured) has its one feature column encoded as fit encoded it.
 io::Table read_data_for(const DataSchema& schema, const DataOptions& opt,
                         const Names& text_columns = {});
 

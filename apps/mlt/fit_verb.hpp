@@ -171,6 +171,7 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
     if (task == CvTask::classification && opt->targets.size() > 1)
       throw UsageError("a classifier takes one --target column");
     refuse_overwrite(opt->output, {opt->data.path});
+    opt->data.structured = structured_input_of(opt->params);
     E model(opt->params);
     FitData d;
     const auto timed_fit = [&model, &hooks](const auto&... args) {
@@ -197,7 +198,8 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
         timed_fit(c.table.X, c.y);
       else
         throw std::logic_error("add_fit_verb: the estimator does not fit class labels");
-      d.schema = {c.table.feature_names, c.table.had_header, c.target, {}, c.encoder.classes()};
+      d.schema = {c.table.feature_names, c.table.had_header, c.target, {}, c.encoder.classes(),
+                  opt->data.structured};
       d.table = std::move(c.table);
       d.y = std::move(c.y);
     } else if (task == CvTask::regression) {
@@ -206,7 +208,8 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
         timed_fit(r.table.X, r.Y);
       else
         throw std::logic_error("add_fit_verb: the estimator does not fit numeric targets");
-      d.schema = {r.table.feature_names, r.table.had_header, r.target_names[0], r.target_names, {}};
+      d.schema = {r.table.feature_names, r.table.had_header, r.target_names[0], r.target_names, {},
+                  opt->data.structured};
       d.table = std::move(r.table);
       d.Y = std::move(r.Y);
     } else {
@@ -219,7 +222,7 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
         timed_fit(d.table.X);
       else
         throw std::logic_error("add_fit_verb: the estimator needs a target");
-      d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}};
+      d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, opt->data.structured};
     }
     save_model(model, opt->output, d.schema, d.table, [&](io::ModelWriter& w) {
       if (!hooks.info) return;

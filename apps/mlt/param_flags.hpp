@@ -13,6 +13,7 @@
 #include "cli_support.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/params.hpp"
+#include "mlt/kernel.hpp"
 
 namespace mlt::app {
 
@@ -110,6 +111,26 @@ ParamFlags<P> add_param_flags(CLI::App* cmd, P& params, const ParamTable<P>& tab
 template <class P>
 ParamFlags<P> add_param_flags(CLI::App* cmd, P& params, const ParamTable<P>& table) {
   return add_param_flags(cmd, params, table, [](const Param<P>&) { return true; });
+}
+
+// What the estimator's kernel reads, from its declared `kernel`: "" numbers, "text"
+// or "graph" (mlt/kernel.hpp's structured_input). Refuses --standardize with a
+// structured kernel: its features are strings or graphs, not numbers to z-score.
+template <class P>
+std::string structured_input_of(const P& p) {
+  // The kernel's own parameters say which it is: `kmer` applies to the spectrum
+  // kernel only, `walk_length` to the walk kernel only (kernel_param_table).
+  std::string input;
+  bool standardize = false;
+  for (const Param<P>& d : P::table()) {
+    if (d.name == "kmer" && d.applies(p)) input = structured_input(KernelType::spectrum);
+    if (d.name == "walk_length" && d.applies(p)) input = structured_input(KernelType::walk);
+    if (d.name == "standardize") standardize = d.json(p) == nlohmann::json(true);
+  }
+  if (!input.empty() && standardize)
+    throw UsageError(std::string("--standardize does not apply to the ") + (input == "text" ? "spectrum" : "walk") +
+                     " kernel: its samples are " + (input == "text" ? "strings" : "graphs") + ", not numbers");
+  return input;
 }
 
 }  // namespace mlt::app

@@ -7,6 +7,9 @@
 #include "mlt/core/exp.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/rowwise.hpp"
+#include "mlt/core/validate.hpp"
+#include "mlt/kernel_graphs.hpp"
+#include "mlt/kernel_strings.hpp"
 
 namespace mlt {
 namespace {
@@ -76,8 +79,16 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
   if (params.type == KernelType::poly &&
       !(params.degree >= 0 && std::isfinite(params.degree) && params.degree == std::floor(params.degree)))
     throw UsageError("`degree` must be a whole number >= 0");
-  if (params.normalize && params.type != KernelType::linear && params.type != KernelType::poly)
-    throw UsageError("`normalize` applies to the linear and poly kernels only (" + name_of(params.type) +
+  if (params.type == KernelType::spectrum &&
+      !(params.kmer >= 1 && params.kmer <= kMaxKmer && params.kmer == std::floor(params.kmer)))
+    throw UsageError("`kmer` must be a whole number from 1 to " + std::to_string(kMaxKmer) +
+                     " (k-mers are compared as exact 64-bit keys)");
+  if (params.type == KernelType::walk &&
+      !(params.walk_length >= 0 && params.walk_length <= 1000 && params.walk_length == std::floor(params.walk_length)))
+    throw UsageError("`walk_length` must be a whole number from 0 to 1000");
+  if (params.normalize && params.type != KernelType::linear && params.type != KernelType::poly &&
+      !*structured_input(params.type))
+    throw UsageError("`normalize` applies to the linear, poly, spectrum and walk kernels only (" + name_of(params.type) +
                      (params.type == KernelType::sigmoid ? " has no positive k(x, x))" : " has k(x, x) = 1 already)"));
   if (params_.sigma > 0) {
     gamma_ = params.type == KernelType::rbf ? 1.0 / (2 * params_.sigma * params_.sigma) : 1.0 / params_.sigma;
@@ -88,6 +99,10 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
                                                     : 1.0 / static_cast<double>(std::max<std::size_t>(1, n_features));
   }
   params_.gamma = gamma_;
+}
+
+const char* structured_input(KernelType type) {
+  return type == KernelType::spectrum ? "text" : type == KernelType::walk ? "graph" : "";
 }
 
 bool is_positive_semidefinite(const KernelParams& kernel) {
@@ -110,7 +125,8 @@ arma::mat Kernel::gram(const arma::mat& A, const arma::vec& a_norms, const arma:
 }
 
 arma::mat Kernel::compute_gram(const arma::mat& A, const arma::vec* a_norms, const arma::mat& B) const {
-  if (A.n_cols != B.n_cols) throw Error("internal: kernel of different widths", kExitSoftware);
+  if (A.n_cols != B.n_cols && !*structured_input(params_.type))
+    throw Error("internal: kernel of different widths", kExitSoftware);
   arma::mat K = raw_gram(A, a_norms, B);
   if (params_.normalize) {
     const arma::vec ra = inverse_root_diagonal(A), rb = inverse_root_diagonal(B);
@@ -119,6 +135,10 @@ arma::mat Kernel::compute_gram(const arma::mat& A, const arma::vec* a_norms, con
       for (arma::uword i = 0; i < K.n_rows; ++i) K(i, j) *= ra[i] * rb[j];
   }
   return K;
+}
+
+void Kernel::check_input(std::size_t n_features, const arma::mat& X) const {
+  if (!*structured_input(params_.type)) check_n_features(n_features, X);
 }
 
 arma::vec Kernel::diagonal(const arma::mat& A) const {
@@ -154,11 +174,17 @@ arma::mat Kernel::raw_gram(const arma::mat& A, const arma::vec* a_norms, const a
       return arma::exp(-gamma_ * euclidean_distances(A, B));
     case KernelType::sigmoid:
       return arma::tanh(gamma_ * rowwise::inner_products(A, B) + params_.coef0);
+    case KernelType::spectrum:
+      return &A == &B ? spectrum_gram(A, A, kmer()) : spectrum_gram(A, B, kmer());
+    case KernelType::walk:
+      return &A == &B ? walk_gram(A, A, walk_length()) : walk_gram(A, B, walk_length());
   }
   return {};
 }
 
 arma::vec Kernel::raw_diagonal(const arma::mat& A) const {
+  if (params_.type == KernelType::spectrum) return spectrum_diagonal(A, kmer());
+  if (params_.type == KernelType::walk) return walk_diagonal(A, walk_length());
   const arma::vec sq = rowwise::squared_norms(A);
   switch (params_.type) {
     case KernelType::linear: return sq;
@@ -167,6 +193,8 @@ arma::vec Kernel::raw_diagonal(const arma::mat& A) const {
     case KernelType::laplacian:
     case KernelType::exponential: return arma::ones<arma::vec>(A.n_rows);
     case KernelType::sigmoid: return arma::tanh(gamma_ * sq + params_.coef0);
+    case KernelType::spectrum:
+    case KernelType::walk: break;
   }
   return {};
 }
@@ -178,6 +206,8 @@ void Kernel::save(io::ModelWriter& out) const {
                             {"degree", params_.degree},
                             {"coef0", params_.coef0}};
   if (params_.normalize) out.header()["kernel"]["normalize"] = true;  // absent: not normalized, as before
+  if (params_.type == KernelType::spectrum) out.header()["kernel"]["kmer"] = params_.kmer;
+  if (params_.type == KernelType::walk) out.header()["kernel"]["walk_length"] = params_.walk_length;
 }
 
 Kernel Kernel::load(const io::ModelReader& in) {
@@ -192,6 +222,8 @@ Kernel Kernel::load(const io::ModelReader& in) {
   p.degree = in.get<double>("/kernel/degree");
   p.coef0 = in.get<double>("/kernel/coef0");
   p.normalize = in.get_or<bool>("/kernel/normalize", false);
+  if (p.type == KernelType::spectrum) p.kmer = in.get<double>("/kernel/kmer");
+  if (p.type == KernelType::walk) p.walk_length = in.get<double>("/kernel/walk_length");
   if (!(p.gamma > 0)) in.fail("kernel gamma must be > 0");
   if (!(p.sigma >= 0)) in.fail("kernel sigma must be >= 0");
   const double sigma = p.sigma;

@@ -7,8 +7,10 @@
 //   laplacian    exp(-gamma ||x - x'||₁)          (scikit-learn's laplacian_kernel)
 //   exponential  exp(-||x - x'||₂ / sigma)        (the notes' "Laplacian" kernel)
 //   sigmoid      tanh(gamma <x, x'> + coef0)
-// and, with `normalize` (linear and poly; the others have k(x, x) = 1 already, or no
-// positive k(x, x)), the normalized kernel of the notes
+//   spectrum     Σ_u c_u(x) c_u(x') over k-mers u (`kmer`), on strings: kernel_strings.hpp
+//   walk         walks of `walk_length` with equal labels, on graphs: kernel_graphs.hpp
+// and, with `normalize` (linear, poly, spectrum and walk; the others have k(x, x) = 1
+// already, or no positive k(x, x)), the normalized kernel of the notes
 //   k(x, x') / sqrt(k(x, x) k(x', x'))
 // (for linear, the cosine similarity): every point on the feature space's unit
 // sphere, so no feature vector dominates by its length. A row with k(x, x) <= 0 (a
@@ -17,6 +19,9 @@
 // (mlt/core/rowwise.hpp): k(a_i, b_j) is the same bits whatever else is in A or B,
 // so kernel predictions do not depend on how rows are batched. The l1 distance is a
 // plain loop over pairs (no product expresses it).
+// The structured kernels (spectrum, walk) read rows that encode one string or graph
+// each (encode_strings, encode_graphs), of any widths; their Gram entries are exact
+// integers (before normalization), so the same bits however computed.
 #pragma once
 
 #include <string>
@@ -28,7 +33,7 @@
 
 namespace mlt {
 
-enum class KernelType { linear, poly, rbf, laplacian, exponential, sigmoid };
+enum class KernelType { linear, poly, rbf, laplacian, exponential, sigmoid, spectrum, walk };
 
 struct KernelParams {
   KernelType type = KernelType::rbf;
@@ -36,10 +41,17 @@ struct KernelParams {
   double sigma = 0;    // > 0 overrides gamma: rbf gamma = 1/(2 sigma²); exponential's scale
   double degree = 3;   // poly
   double coef0 = 1;    // poly, sigmoid (scikit-learn's KernelRidge default is 1)
-  bool normalize = false;  // k(x, x') / sqrt(k(x, x) k(x', x')): linear and poly
+  bool normalize = false;  // k(x, x') / sqrt(k(x, x) k(x', x')): linear, poly, spectrum, walk
+  double kmer = 3;         // spectrum: k-mers of this many bytes, 1..kMaxKmer (8)
+  double walk_length = 3;  // walk: walks of exactly this many edges, >= 0
 };
 
-inline constexpr NameTable<KernelType, 8> kKernelNames{
+// Whether the kernel reads structured samples (a text column encoded by
+// encode_strings, a graph column by encode_graphs) instead of numeric features, and
+// which: "text", "graph", or "" for the numeric kernels.
+const char* structured_input(KernelType type);
+
+inline constexpr NameTable<KernelType, 10> kKernelNames{
     "kernel",
     {{{KernelType::linear, "linear"},
       {KernelType::poly, "poly"},
@@ -47,6 +59,8 @@ inline constexpr NameTable<KernelType, 8> kKernelNames{
       {KernelType::laplacian, "laplacian"},
       {KernelType::exponential, "exponential"},
       {KernelType::sigmoid, "sigmoid"},
+      {KernelType::spectrum, "spectrum"},
+      {KernelType::walk, "walk"},
       {KernelType::poly, "polynomial"},
       {KernelType::rbf, "gaussian"}}}};
 constexpr const auto& name_table(KernelType) { return kKernelNames; }
@@ -58,8 +72,9 @@ class Kernel {
   // the parameters (UsageError).
   Kernel(const KernelParams& params, std::size_t n_features);
 
-  // K(i, j) = k(A.row(i), B.row(j)); A: m x p, B: n x p -> m x n. Entry (i, j)
-  // depends only on rows i and j (exactly symmetric when A is B). Normalized: DataError
+  // K(i, j) = k(A.row(i), B.row(j)); A: m x p, B: n x p -> m x n (structured
+  // kernels: encoded rows, any widths). Entry (i, j) depends only on rows i and j
+  // (exactly symmetric when A is B). Normalized: DataError
   // for a row with k(x, x) <= 0.
   arma::mat gram(const arma::mat& A, const arma::mat& B) const;
   // The same bits, for a caller that keeps A's squared row norms (rowwise::squared_norms(A))
@@ -71,6 +86,11 @@ class Kernel {
 
   const KernelParams& params() const { return params_; }
   double gamma() const { return gamma_; }
+  int kmer() const { return static_cast<int>(params_.kmer); }
+  int walk_length() const { return static_cast<int>(params_.walk_length); }
+  // Whether X's rows are the kernel's input: its width for the numeric kernels (the
+  // model's n_features), any width for the structured kernels (rows say their size).
+  void check_input(std::size_t n_features, const arma::mat& X) const;
 
   // Stored under header()["kernel"].
   void save(io::ModelWriter& out) const;
@@ -143,6 +163,22 @@ std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelPa
                      "to the poly kernel only"));
   t.push_back(number("coef0", &KernelParams::coef0, "Constant of the poly and sigmoid kernels", Bounds::any(),
                      {K::poly, K::sigmoid}, "to the poly and sigmoid kernels only"));
+  t.push_back(number("kmer", &KernelParams::kmer,
+                     "Length of the spectrum kernel's k-mers, in bytes (1 to 8)", Bounds::between(1, 8),
+                     {K::spectrum}, "to the spectrum kernel only"));
+  t.back().type = ParamType::integer;
+  t.back().json = [of_const](const P& p) {  // a whole number, as an integer parameter shows it
+    const KernelParams* k = of_const(p);
+    return nlohmann::json(static_cast<long long>(k ? k->kmer : KernelParams{}.kmer));
+  };
+  t.push_back(number("walk_length", &KernelParams::walk_length,
+                     "Length of the walk kernel's walks, in edges", Bounds::between(0, 1000), {K::walk},
+                     "to the walk kernel only"));
+  t.back().type = ParamType::integer;
+  t.back().json = [of_const](const P& p) {
+    const KernelParams* k = of_const(p);
+    return nlohmann::json(static_cast<long long>(k ? k->walk_length : KernelParams{}.walk_length));
+  };
   Param<P> normalize;
   normalize.name = "normalize";
   normalize.flag = flag_for("normalize");
@@ -158,9 +194,11 @@ std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelPa
   };
   normalize.applies = [of_const](const P& p) {
     const KernelParams* k = of_const(p);
-    return k && (k->type == K::linear || k->type == K::poly);
+    return k && (k->type == K::linear || k->type == K::poly || k->type == K::spectrum || k->type == K::walk);
   };
-  normalize.applies_when = "to the linear and poly kernels only (the others have k(x,x) = 1 or, sigmoid, no positive k(x,x))";
+  normalize.applies_when =
+      "to the linear, poly, spectrum and walk kernels only (the others have k(x,x) = 1 or, sigmoid, no positive "
+      "k(x,x))";
   t.push_back(std::move(normalize));
   return t;
 }

@@ -87,7 +87,7 @@ void Knn::require_fitted() const {
 
 Knn::Neighbors Knn::kneighbors(const arma::mat& X, std::size_t k) const {
   require_fitted();
-  check_n_features(n_features(), X);
+  kernel_.check_input(n_features(), X);
   if (!X.is_finite()) throw DataError("non-finite value in the data");
   const arma::mat Z = params_.standardize ? scaler_.transform(X) : X;
   if (params_.kernel) return kernel_search(Z, k ? k : params_.k);
@@ -249,7 +249,7 @@ const ParamTable<KnnParams>& KnnParams::table() {
     // Giving a kernel measures distances in its feature space.
     Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; },
                                 "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of the metric: "
-                                "linear, poly, rbf, laplacian or exponential (brute-force search)");
+                                "linear, poly, rbf, laplacian, exponential, spectrum (strings) or walk (graphs) (brute-force search)");
     kernel.set = [](P& p, const ParamValue& v) {
       if (!p.kernel) p.kernel = KernelParams{};
       p.kernel->type = parse_name<KernelType>(v.text);

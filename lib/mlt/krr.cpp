@@ -328,7 +328,7 @@ void Krr::require_fitted() const {
 
 arma::mat Krr::predict(const arma::mat& X) const {
   require_fitted();
-  check_n_features(n_features(), X);
+  kernel_.check_input(n_features(), X);
   if (!X.is_finite()) throw DataError("non-finite value in the data");
   const arma::uword m = X.n_rows;
   arma::mat P(m, n_targets());
@@ -356,7 +356,7 @@ const ParamTable<KrrParams>& KrrParams::table() {
     d.push_back(negated_flag<P>("fit_intercept", "no-intercept", &P::fit_intercept,
                                 "Fit no intercept (b = 0, as scikit-learn's KernelRidge)"));
     d.push_back(choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
-                          "linear, poly, rbf, laplacian, exponential or sigmoid"));
+                          "linear, poly, rbf, laplacian, exponential, sigmoid, spectrum (strings) or walk (graphs)"));
     d.back().required = true;
     for (Param<P>& k : kernel_param_table<P>([](P& p) { return &p.kernel; },
                                              [](const P& p) { return &p.kernel; }))

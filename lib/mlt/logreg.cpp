@@ -369,7 +369,7 @@ void LogReg::require_fitted() const {
 
 arma::mat LogReg::decision_function(const arma::mat& X) const {
   require_fitted();
-  check_n_features(n_features_, X);
+  kernel_.check_input(n_features_, X);
   arma::mat Xs;
   if (params_.standardize) Xs = scaler_.transform(X);
   const arma::mat& Xw = params_.standardize ? Xs : X;
@@ -446,7 +446,8 @@ const ParamTable<LogRegParams>& LogRegParams::table() {
                         Bounds::at_least(0)));
     // Giving a kernel makes the model kernel logistic regression.
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Kernel logistic regression: rbf, poly, laplacian, linear or exponential (default: the "
+             "Kernel logistic regression: rbf, poly, laplacian, linear, exponential, spectrum (strings) or walk "
+             "(graphs) (default: the "
              "linear model in the features)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));

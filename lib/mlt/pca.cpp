@@ -414,7 +414,7 @@ void over_row_blocks(const arma::mat& X, arma::uword n_train, F&& f) {
 
 arma::mat Pca::transform(const arma::mat& X) const {
   require_fitted();
-  check_n_features(n_features(), X);
+  kernel_.check_input(n_features(), X);
   arma::mat Z;
   if (params_.kernelized) {
     const arma::mat Xw = params_.standardize ? scaler_.transform(X) : X;
@@ -462,7 +462,7 @@ double Pca::reconstruction_mse(const arma::mat& X) const {
 // summed as they are.
 double Pca::projection_error(const arma::mat& X) const {
   require_fitted();
-  check_n_features(n_features(), X);
+  kernel_.check_input(n_features(), X);
   if (X.n_rows == 0) return 0.0;
   double residual = 0;
   if (params_.kernelized) {
@@ -516,7 +516,7 @@ double Pca::log_likelihood(const arma::mat& X) const {
 
 double Pca::explained_variance_ratio(const arma::mat& X) const {
   require_fitted();
-  check_n_features(n_features(), X);
+  kernel_.check_input(n_features(), X);
   double total = 0;
   if (params_.kernelized) {
     // Σ‖φ(x_i) - mean‖² = Σ k(x_i, x_i) - 1ᵀK_XX1/m: centring is a translation in
@@ -566,7 +566,8 @@ const ParamTable<PcaParams>& PcaParams::table() {
     d.back().sweep = false;
     // Giving a kernel makes the model kernel PCA.
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid or linear (default: linear PCA in the "
+             "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid, linear, spectrum (strings) or walk (graphs) "
+             "(default: linear PCA in the "
              "features)"))
       d.push_back(std::move(k));
     return d;

@@ -329,7 +329,7 @@ void Perceptron::require_fitted() const {
 
 arma::mat Perceptron::decision_function(const arma::mat& X) const {
   require_fitted();
-  check_n_features(n_features_, X);
+  kernel_.check_input(n_features_, X);
   arma::mat Xs;
   if (params_.standardize) Xs = scaler_.transform(X);
   const arma::mat& Xw = params_.standardize ? Xs : X;
@@ -387,7 +387,8 @@ const ParamTable<PerceptronParams>& PerceptronParams::table() {
                         "classes are not separable)"));
     // Giving a kernel makes it the dual ("kernel") perceptron.
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Dual (kernel) perceptron: rbf, poly, laplacian, sigmoid, linear or exponential (default: the "
+             "Dual (kernel) perceptron: rbf, poly, laplacian, sigmoid, linear, exponential, spectrum (strings) or "
+             "walk (graphs) (default: the "
              "primal form in the features)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));

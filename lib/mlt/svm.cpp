@@ -459,7 +459,7 @@ void Svm::require_fitted() const {
 
 arma::mat Svm::decision_function(const arma::mat& X) const {
   require_fitted();
-  check_n_features(n_features_, X);
+  kernel_.check_input(n_features_, X);
   arma::mat Xs;
   if (params_.standardize) Xs = scaler_.transform(X);
   const arma::mat& Xw = params_.standardize ? Xs : X;
@@ -518,7 +518,8 @@ const ParamTable<SvmParams>& SvmParams::table() {
     d.push_back(choice<P>("loss", &P::loss, "hinge (LIBLINEAR -s 3) or squared_hinge (-s 1; linear only)"));
     // Giving a kernel makes the model the kernel SVM (SMO, LIBSVM's C-SVC).
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Kernel SVM by SMO (LIBSVM's C-SVC): rbf, poly, laplacian, sigmoid, linear or exponential "
+             "Kernel SVM by SMO (LIBSVM's C-SVC): rbf, poly, laplacian, sigmoid, linear, exponential, spectrum "
+             "(strings) or walk (graphs) "
              "(default: the linear SVM in the features)"))
       d.push_back(std::move(k));
     d.push_back(applies_if(integer<P>("cache_mb", &P::cache_mb, "Kernel-column cache of SMO in MB (LIBSVM's -m)",

@@ -46,7 +46,7 @@ done
 run "$MLT" krr cv "$KRR/train.csv" --kernel linear,poly --normalize --lambda 0.1,1 --folds 3 --json
 check "krr cv --normalize runs ($err)" test "$rc" -eq 0
 
-expect_error 2 "normalize applies to the linear and poly kernels only" "--normalize with rbf is refused" \
+expect_error 2 "normalize applies to the linear, poly, spectrum and walk kernels only" "--normalize with rbf is refused" \
   "$MLT" krr fit "$KRR/train.csv" --kernel rbf --normalize -o x.krr
 expect_error 2 "kernel" "--normalize without a kernel is refused" "$MLT" svm fit "$DATA/iris.csv" --normalize -o x.svm
 printf 'a,b,y\n1,2,1\n0,0,2\n3,1,3\n' >zero.csv

@@ -455,7 +455,8 @@ TEST_CASE("perceptron: the parameter table") {
   std::vector<std::string> names;
   for (const auto& d : mlt::PerceptronParams::table()) names.push_back(d.name);
   CHECK(names == std::vector<std::string>{"eta", "max_epochs", "shuffle", "seed", "average", "kernel", "gamma",
-                                          "sigma", "degree", "coef0", "normalize", "standardize", "fit_intercept"});
+                                          "sigma", "degree", "coef0", "kmer", "walk_length", "normalize", "standardize",
+                                          "fit_intercept"});
   mlt::PerceptronParams p;
   CHECK(mlt::params_json(mlt::PerceptronParams::table(), p)["kernel"] == "none");
   const auto* k = mlt::find_param(mlt::PerceptronParams::table(), "kernel");

@@ -544,6 +544,15 @@ Plan make_plan(const Names& header, const ColumnSelection& sel, const std::strin
     for (std::size_t c = 0; c < header.size(); ++c)
       if (plan.role[c] == Role::feature) plan.slot[c] = static_cast<std::uint32_t>(plan.n_features++);
   }
+  if (sel.features_as_text) {
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (plan.role[c] == Role::feature) {
+        plan.role[c] = Role::text;
+        plan.slot[c] = static_cast<std::uint32_t>(plan.n_text + plan.slot[c]);
+      }
+    plan.n_text += plan.n_features;
+    plan.n_features = 0;
+  }
   return plan;
 }
 
@@ -836,7 +845,10 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
   for (std::size_t t = 0; t < plan.n_text; ++t) {
     table.text[t].name = header[0];
     for (std::size_t c = 0; c < header.size(); ++c)
-      if (plan.role[c] == Role::text && plan.slot[c] == t) table.text[t].name = header[c];
+      if (plan.role[c] == Role::text && plan.slot[c] == t) {
+        table.text[t].name = header[c];
+        table.text[t].position = c + 1;
+      }
     table.text[t].values.reserve(n);
   }
   std::size_t row0 = 0;
@@ -874,6 +886,10 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   }
   if (n == 0) raise_no_rows(table.source, dropped, options.header);
   reader.assemble(blocks, table);
+  if (columns.features_as_text) {  // a string or graph kernel's column: the features are text
+    table.feature_names.clear();
+    for (std::size_t t = columns.text.size(); t < table.text.size(); ++t) table.feature_names.push_back(table.text[t].name);
+  }
   table.bytes = reader.total_bytes;
   table.sha256 = reader.digest;
   return table;

@@ -49,11 +49,17 @@ struct ColumnSelection {
   // Every column is kept as text, cells verbatim, missing ones included (for tools
   // that move rows around without interpreting them, like `mlt split`).
   bool verbatim = false;
+  // The feature columns are kept as text, after `text`, and X has no columns: for a
+  // kernel on structured samples (a string, a graph), whose one feature column is
+  // encoded by mlt/kernel_strings.hpp or mlt/kernel_graphs.hpp. feature_names still
+  // names them.
+  bool features_as_text = false;
 };
 
 struct TextColumn {
   std::string name;
   std::vector<std::string> values;  // one per kept row
+  std::size_t position = 0;         // 1-based column in the file, for messages
 };
 
 struct Table {

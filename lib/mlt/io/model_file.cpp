@@ -341,6 +341,7 @@ void write_schema(ModelWriter& out, const DataSchema& schema) {
                           {"target", schema.target},
                           {"targets", schema.targets},
                           {"classes", schema.classes}};
+  if (!schema.structured.empty()) out.header()["data"]["structured"] = schema.structured;  // absent: numeric
 }
 
 DataSchema read_schema(const ModelReader& in) {
@@ -351,6 +352,10 @@ DataSchema read_schema(const ModelReader& in) {
     s.target = in.get<std::string>("/data/target");
     s.targets = in.get<std::vector<std::string>>("/data/targets");
     s.classes = in.get<std::vector<std::string>>("/data/classes");
+    s.structured = in.get_or<std::string>("/data/structured", "");
+    if (!s.structured.empty() && s.structured != "text" && s.structured != "graph")
+      in.fail("/data/structured must be text or graph");
+    if (!s.structured.empty() && s.features.size() != 1) in.fail("a structured input has one feature column");
   } else {
     const auto named = [](const std::string& prefix, std::size_t n) {
       std::vector<std::string> names;
@@ -381,7 +386,7 @@ DataSchema read_schema(const ModelReader& in) {
   distinct(s.classes, "/data/classes");
   distinct(s.targets, "/data/targets");
   const auto n_features = in.get_or<std::size_t>("/fitted/n_features", s.features.size());
-  if (n_features != s.features.size())
+  if (s.structured.empty() && n_features != s.features.size())
     in.fail("/data/features has " + std::to_string(s.features.size()) + " names, /fitted/n_features is " +
             std::to_string(n_features));
   const auto n_targets = in.get_or<std::size_t>("/fitted/n_targets", 0);

@@ -151,6 +151,10 @@ struct DataSchema {
   std::string target;           // "" for unsupervised models
   std::vector<std::string> targets;  // several for multi-target regression
   std::vector<std::string> classes;  // class labels of a classifier, in index order
+  // "" numeric features; "text" or "graph": the one feature column holds strings or
+  // graphs, encoded into the model's rows (mlt/kernel_strings.hpp, kernel_graphs.hpp),
+  // whose width is then not the number of feature columns.
+  std::string structured;
 };
 void write_schema(ModelWriter& out, const DataSchema& schema);
 // The recorded schema; without one, features x1..xp (columns by position), target

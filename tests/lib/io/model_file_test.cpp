@@ -346,7 +346,7 @@ TEST_CASE("the data schema: written and read by the library; positional names wh
   mlt::io::ModelWriter w("demo");
   w.header()["fitted"] = {{"n_features", 3}, {"n_classes", 2}};
   SUBCASE("recorded") {
-    const mlt::io::DataSchema s{{"a", "b", "c"}, true, "label", {}, {"no", "yes"}};
+    const mlt::io::DataSchema s{{"a", "b", "c"}, true, "label", {}, {"no", "yes"}, ""};
     mlt::io::write_schema(w, s);
     const mlt::io::DataSchema r = mlt::io::read_schema(mlt::io::ModelReader::parse(w.bytes(), "m"));
     CHECK(r.features == s.features);
