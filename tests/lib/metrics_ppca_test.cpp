@@ -13,20 +13,13 @@
 
 namespace {
 
+using mlt::test::rows_of;
+
 const nlohmann::json& ppca() {
   static const nlohmann::json ref = [] {
-    std::ifstream in(mlt::test::fixture_path("tests/fixtures/metrics/report.json"));
-    REQUIRE(in);
-    return nlohmann::json::parse(in).at("ppca");
+    return mlt::test::read_json_fixture("tests/fixtures/metrics/report.json").at("ppca");
   }();
   return ref;
-}
-
-arma::mat rows_of(const nlohmann::json& rows) {
-  arma::mat m(rows.size(), rows.at(0).size());
-  for (arma::uword i = 0; i < m.n_rows; ++i)
-    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
 }
 
 }  // namespace

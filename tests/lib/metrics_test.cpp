@@ -17,25 +17,17 @@
 
 namespace {
 
+using mlt::test::labels_of;
+using mlt::test::rows_of;
+
 namespace metrics = mlt::metrics;
 
 const nlohmann::json& reference() {
   static const nlohmann::json ref = [] {
-    std::ifstream in(mlt::test::fixture_path("tests/fixtures/metrics/reference.json"));
-    REQUIRE(in);
-    return nlohmann::json::parse(in);
+    return mlt::test::read_json_fixture("tests/fixtures/metrics/reference.json");
   }();
   return ref;
 }
-
-arma::mat rows_of(const nlohmann::json& rows) {
-  arma::mat m(rows.size(), rows.at(0).size());
-  for (arma::uword i = 0; i < m.n_rows; ++i)
-    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
-}
-
-mlt::Labels labels_of(const nlohmann::json& v) { return mlt::Labels(v.get<std::vector<arma::uword>>()); }
 
 // Tolerance: each value is a sum of at most 10 terms of magnitude below 100 (log_loss:
 // below 35), which the two implementations add in different orders: a few hundred ulps

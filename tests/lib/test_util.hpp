@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "mlt/core/log.hpp"
 #include "mlt/core/random.hpp"
 #include "mlt/core/types.hpp"
+#include "mlt/labels.hpp"
 
 namespace mlt::test {
 
@@ -72,5 +74,23 @@ struct Warnings {
 inline std::string fixture_path(const std::string& relative) {
   return std::string(MLT_SOURCE_DIR) + "/" + relative;
 }
+
+// A fixture file's JSON (path relative to the source tree).
+inline nlohmann::json read_json_fixture(const std::string& relative) {
+  std::ifstream in(fixture_path(relative));
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+// A JSON array of rows as a matrix.
+inline arma::mat rows_of(const nlohmann::json& rows) {
+  arma::mat m(rows.size(), rows.at(0).size());
+  for (arma::uword i = 0; i < m.n_rows; ++i)
+    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
+  return m;
+}
+
+// A JSON array of class indices.
+inline mlt::Labels labels_of(const nlohmann::json& v) { return mlt::Labels(v.get<std::vector<arma::uword>>()); }
 
 }  // namespace mlt::test
