@@ -15,14 +15,8 @@
 
 namespace {
 
-arma::mat to_mat(const nlohmann::json& rows) {
-  arma::mat m(rows.size(), rows[0].size());
-  for (arma::uword i = 0; i < m.n_rows; ++i)
-    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
-}
-
-arma::vec to_vec(const nlohmann::json& v) { return arma::vec(v.get<std::vector<double>>()); }
+using mlt::test::rows_of;
+using mlt::test::vector_of;
 
 // max |a - b| / max(1, max |b|).
 double rel_error(const arma::mat& a, const arma::mat& b) {
@@ -91,14 +85,14 @@ TEST_CASE("kernel PCA equals scikit-learn's KernelPCA for every kernel (1e-8 rel
     mlt::Pca pca(p);
     pca.fit(train);
 
-    const arma::vec eigenvalues = to_vec(ref["eigenvalues"]);
+    const arma::vec eigenvalues = vector_of(ref["eigenvalues"]);
     REQUIRE(pca.n_components() == eigenvalues.n_elem);
     CHECK(arma::approx_equal(pca.eigenvalues(), eigenvalues, "reldiff", 1e-8));
-    CHECK(arma::approx_equal(pca.explained_variance_ratio(), to_vec(ref["explained_variance_ratio"]), "reldiff", 1e-8));
+    CHECK(arma::approx_equal(pca.explained_variance_ratio(), vector_of(ref["explained_variance_ratio"]), "reldiff", 1e-8));
     CHECK(arma::approx_equal(pca.explained_variance(), eigenvalues / (train.n_rows - 1.0), "reldiff", 1e-8));
-    const arma::mat expected_test = to_mat(ref["scores_test"]);
+    const arma::mat expected_test = rows_of(ref["scores_test"]);
     CHECK(rel_error(align_signs(pca.transform(test), expected_test), expected_test) < 1e-8);
-    const arma::mat expected_train = to_mat(ref["scores_train"]);
+    const arma::mat expected_train = rows_of(ref["scores_train"]);
     CHECK(rel_error(align_signs(pca.transform(train), expected_train), expected_train) < 1e-8);
     // A difference of two O(1) terms (k̃(x, x) and ‖z‖²): absolute 1e-8 at this scale.
     CHECK(pca.projection_error(test) == doctest::Approx(ref["projection_error_test"].get<double>()).epsilon(1e-8));

@@ -12,14 +12,8 @@
 
 namespace {
 
-arma::mat to_mat(const nlohmann::json& rows) {
-  arma::mat m(rows.size(), rows[0].size());
-  for (arma::uword i = 0; i < m.n_rows; ++i)
-    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
-}
-
-arma::vec to_vec(const nlohmann::json& v) { return arma::vec(v.get<std::vector<double>>()); }
+using mlt::test::rows_of;
+using mlt::test::vector_of;
 
 // max |a - b| / max(1, |b|), elementwise.
 double rel_error(const arma::mat& a, const arma::mat& b) {
@@ -44,7 +38,7 @@ TEST_CASE("PCA equals scikit-learn on the shipped datasets (1e-8 relative, axes 
       p.solver = solver;
       mlt::Pca pca(p);
       pca.fit(data.X);
-      const arma::mat expected_axes = to_mat(ref["components"]);
+      const arma::mat expected_axes = rows_of(ref["components"]);
       arma::mat axes = pca.components();
       arma::mat scores = pca.transform(data.X.rows(0, 4));
       // Align each axis's sign with scikit-learn's, then compare.
@@ -58,16 +52,16 @@ TEST_CASE("PCA equals scikit-learn on the shipped datasets (1e-8 relative, axes 
       // leading axes that carry 99.99% of the variance only.
       arma::uword check_k = axes.n_rows;
       if (solver == mlt::PcaSolver::covariance) {
-        const arma::vec cum = arma::cumsum(to_vec(ref["explained_variance_ratio"]));
+        const arma::vec cum = arma::cumsum(vector_of(ref["explained_variance_ratio"]));
         check_k = 1;
         while (check_k < axes.n_rows && cum[check_k - 1] < 0.9999) ++check_k;
       }
       CAPTURE(static_cast<int>(solver));
       CHECK(rel_error(axes.rows(0, check_k - 1), expected_axes.rows(0, check_k - 1)) < 1e-8);
-      CHECK(rel_error(scores.cols(0, check_k - 1), to_mat(ref["scores_first_rows"]).cols(0, check_k - 1)) < 1e-8);
-      CHECK(arma::approx_equal(pca.explained_variance(), to_vec(ref["explained_variance"]), "reldiff", 1e-8));
-      CHECK(arma::approx_equal(pca.explained_variance_ratio(), to_vec(ref["explained_variance_ratio"]), "reldiff", 1e-8));
-      CHECK(arma::approx_equal(pca.singular_values(), to_vec(ref["singular_values"]), "reldiff", 1e-8));
+      CHECK(rel_error(scores.cols(0, check_k - 1), rows_of(ref["scores_first_rows"]).cols(0, check_k - 1)) < 1e-8);
+      CHECK(arma::approx_equal(pca.explained_variance(), vector_of(ref["explained_variance"]), "reldiff", 1e-8));
+      CHECK(arma::approx_equal(pca.explained_variance_ratio(), vector_of(ref["explained_variance_ratio"]), "reldiff", 1e-8));
+      CHECK(arma::approx_equal(pca.singular_values(), vector_of(ref["singular_values"]), "reldiff", 1e-8));
     }
   }
 }
@@ -147,7 +141,7 @@ TEST_CASE("parameters are checked in fit") {
 TEST_CASE("variance selects the fewest components explaining more than the fraction") {
   std::ifstream in(mlt::test::fixture_path("tests/fixtures/pca/wine_std.json"));
   const auto ref = nlohmann::json::parse(in);
-  const arma::vec cum = arma::cumsum(to_vec(ref["explained_variance_ratio"]));
+  const arma::vec cum = arma::cumsum(vector_of(ref["explained_variance_ratio"]));
   mlt::io::ColumnSelection sel;
   sel.ignore = {"cultivar"};
   const auto data = mlt::io::read_csv(mlt::test::fixture_path("data/wine.csv"), {}, sel);

@@ -15,12 +15,7 @@
 
 namespace {
 
-arma::mat to_mat(const nlohmann::json& rows) {
-  arma::mat m(rows.size(), rows[0].size());
-  for (arma::uword i = 0; i < m.n_rows; ++i)
-    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
-}
+using mlt::test::rows_of;
 
 arma::mat every_other_row(const arma::mat& X, arma::uword first) {
   return X.rows(arma::regspace<arma::uvec>(first, 2, X.n_rows - 1));
@@ -97,11 +92,11 @@ TEST_CASE("the smoother equals the NumPy transcription of the notes' formula (1e
     const mlt::Smoother s = fitted(c);
     std::size_t n_empty = 99;
     const arma::mat P = s.predict_values(c.test, &n_empty);
-    CHECK(rel_error(P, to_mat(c.ref["predictions"])) < 1e-12);
+    CHECK(rel_error(P, rows_of(c.ref["predictions"])) < 1e-12);
     CHECK(n_empty == c.ref["n_empty"].get<std::size_t>());
     std::size_t loo_empty = 99;
     const arma::mat L = s.loo_predict(c.params.bandwidth, c.params.window, &loo_empty);
-    CHECK(rel_error(L, to_mat(c.ref["loo_predictions"])) < 1e-12);
+    CHECK(rel_error(L, rows_of(c.ref["loo_predictions"])) < 1e-12);
     CHECK(loo_empty == c.ref["loo_n_empty"].get<std::size_t>());
     if (c.params.classification) {
       CHECK(arma::approx_equal(arma::sum(P, 1), arma::ones(P.n_rows), "absdiff", 1e-12));

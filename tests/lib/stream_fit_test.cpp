@@ -22,6 +22,9 @@ using namespace mlt;
 
 namespace {
 
+using mlt::test::rows_of;
+using mlt::test::vector_of;
+
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 // Rows of X (and Y) handed out `rows` at a time, the last chunk shorter.
@@ -50,14 +53,6 @@ arma::mat ridge_reference(const std::string& name) {
 
 // max |a - b| / max |b|.
 double rel(const arma::mat& a, const arma::mat& b) { return arma::abs(a - b).max() / arma::abs(b).max(); }
-
-arma::mat to_mat(const nlohmann::json& rows) {
-  arma::mat m(rows.size(), rows[0].size());
-  for (arma::uword i = 0; i < m.n_rows; ++i)
-    for (arma::uword j = 0; j < m.n_cols; ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
-}
-arma::vec to_vec(const nlohmann::json& v) { return arma::vec(v.get<std::vector<double>>()); }
 
 }  // namespace
 
@@ -214,16 +209,16 @@ TEST_CASE("pca streamed equals scikit-learn (1e-8 on the leading axes) and the i
     Pca s(p);
     s.fit_stream(chunks_of(X, arma::mat(), 16));
     arma::mat axes = s.components();
-    const arma::mat want_axes = to_mat(ref["components"]);
+    const arma::mat want_axes = rows_of(ref["components"]);
     for (arma::uword k = 0; k < axes.n_rows; ++k)
       if (arma::dot(axes.row(k), want_axes.row(k)) < 0) axes.row(k) *= -1;
     // As pca_test's covariance solver: the axes carrying 99.99% of the variance.
-    const arma::vec cum = arma::cumsum(to_vec(ref["explained_variance_ratio"]));
+    const arma::vec cum = arma::cumsum(vector_of(ref["explained_variance_ratio"]));
     arma::uword check_k = 1;
     while (check_k < axes.n_rows && cum[check_k - 1] < 0.9999) ++check_k;
     CHECK(rel(axes.rows(0, check_k - 1), want_axes.rows(0, check_k - 1)) < 1e-8);
-    CHECK(arma::approx_equal(s.explained_variance(), to_vec(ref["explained_variance"]), "reldiff", 1e-8));
-    CHECK(arma::approx_equal(s.explained_variance_ratio(), to_vec(ref["explained_variance_ratio"]), "reldiff", 1e-8));
+    CHECK(arma::approx_equal(s.explained_variance(), vector_of(ref["explained_variance"]), "reldiff", 1e-8));
+    CHECK(arma::approx_equal(s.explained_variance_ratio(), vector_of(ref["explained_variance_ratio"]), "reldiff", 1e-8));
 
     // Against the in-memory fit with the same solver. The two scatters differ by
     // ‖ΔS‖₂ <= ‖ΔS‖_F <= 2 n ε Σⱼₖ sqrt(Sⱼⱼ Sₖₖ) = 2 n ε (Σⱼ sqrt(Sⱼⱼ))² =: δ

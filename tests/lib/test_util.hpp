@@ -90,6 +90,9 @@ inline arma::mat rows_of(const nlohmann::json& rows) {
   return m;
 }
 
+// A JSON array of numbers as a vector.
+inline arma::vec vector_of(const nlohmann::json& v) { return arma::vec(v.get<std::vector<double>>()); }
+
 // A JSON array of class indices.
 inline mlt::Labels labels_of(const nlohmann::json& v) { return mlt::Labels(v.get<std::vector<arma::uword>>()); }
 
