@@ -141,8 +141,8 @@ void fit_streamed(E& model, const DataOptions& data, const StreamOptions& sopt, 
   if (d.table.dropped_rows)
     note(d.table.source + ": dropped " + std::to_string(d.table.dropped_rows) +
          (d.table.dropped_rows == 1 ? " row" : " rows") + " with missing values");
-  if (targets.empty()) d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}};
-  else d.schema = {d.table.feature_names, d.table.had_header, target_names[0], target_names, {}};
+  if (targets.empty()) d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, ""};
+  else d.schema = {d.table.feature_names, d.table.had_header, target_names[0], target_names, {}, ""};
 }
 
 // Adds `fit` under an algorithm's command. Classification: --target is one column
