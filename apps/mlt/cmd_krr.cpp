@@ -32,7 +32,7 @@ void setup_krr(CLI::App& app) {
       "  mlt krr fit big.csv --kernel rbf --sigma 2 --nystrom 2000 -o big.krr\n"
       "  mlt krr predict d.krr new.csv > predictions.csv\n"
       "  mlt krr score d.krr test.csv --json\n"
-      "  mlt krr cv data/diabetes.csv --standardize --kernel rbf --gamma 0.01:1:5 --lambda 1e-3:10:5");
+      "  mlt krr cv data/diabetes.csv --standardize --kernel rbf --gamma 1e-4:0.1:4 --lambda 1e-3:10:5");
 
   add_fit_verb<Krr>(krr, CvTask::regression, "Fit kernel ridge regression on DATA and save the model");
 

@@ -73,9 +73,8 @@ void setup_pca(CLI::App& app) {
       "  mlt pca fit data/iris.csv --ignore species -k 2 -o iris.pca\n"
       "  mlt pca transform iris.pca data/iris.csv > scores.csv\n"
       "  mlt pca score iris.pca data/iris.csv --json\n"
-      "  mlt pca cv data/iris.csv --ignore species -k 1:4 --folds 5\n"
-      "  mlt pca fit data/iris.csv --ignore species --kernel rbf --gamma 0.5 -k 2 -o iris-rbf.pca\n"
-      "  mlt pca cv data/iris.csv --ignore species --kernel rbf --gamma 0.1:10:5 -k 2 --score projection_error");
+      "  mlt pca cv data/iris.csv --ignore species -k 1:3 --folds 5\n"
+      "  mlt pca fit data/iris.csv --ignore species --kernel rbf --gamma 0.5 -k 2 -o iris-rbf.pca");
 
   add_fit_verb<Pca>(pca, CvTask::none, "Learn the principal axes of DATA and save them as a model",
                     {.info = [](const Pca& p, const FitData&) -> nlohmann::json {

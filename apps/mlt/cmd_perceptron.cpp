@@ -40,7 +40,7 @@ void setup_perceptron(CLI::App& app) {
       "  mlt perceptron fit data/iris.csv --kernel rbf --gamma 0.5 -o iris-rbf.perceptron\n"
       "  mlt perceptron predict iris.perceptron data/iris.csv > predictions.csv\n"
       "  mlt info iris-rbf.perceptron                 # margin, Novikoff's bound, hardest samples\n"
-      "  mlt perceptron cv data/iris.csv --standardize --kernel rbf --gamma 0.1:10:5");
+      "  mlt perceptron cv data/wine.csv --standardize --average --kernel rbf --gamma 0.003:1:6");
   add_fit_verb<Perceptron>(cmd, CvTask::classification, "Train a perceptron on DATA and save it as a model",
                            {.summary = summary});
   add_classifier_verbs<Perceptron>(cmd);

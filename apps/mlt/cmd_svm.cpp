@@ -55,7 +55,7 @@ void setup_svm(CLI::App& app) {
       "  mlt svm fit data/iris.csv --target species --standardize --lambda 0.01 -o iris.svm\n"
       "  mlt svm predict iris.svm data/iris.csv --decision > predictions.csv\n"
       "  mlt info iris.svm                          # iterations, objective, duality gap\n"
-      "  mlt svm cv data/wine.csv --standardize --lambda 1e-3:10:5 --loss hinge,squared_hinge\n"
+      "  mlt svm cv data/wine.csv --standardize --lambda 1e-3:1e3:7 --loss hinge,squared_hinge\n"
       "  mlt svm fit data/iris.csv --target species --standardize --kernel rbf --gamma 0.5 -o iris-rbf.svm\n"
       "  mlt svm cv data/iris.csv --standardize --kernel rbf --gamma 0.1,1 --lambda 0.01,1\n"
       "  mlt svm fit data/iris.csv --target species --standardize --kernel rbf --probability -o p.svm\n"

@@ -185,8 +185,10 @@ nlohmann::ordered_json params_json(const cv::Grid& grid, std::size_t point) {
 // The numeric axes (three values or more) whose best value is the grid's smallest or
 // largest: the optimum may lie beyond, and the grid should be widened. Not a lower
 // edge at 1 or below for an integer axis (k = 1 neighbour, 1 component: nothing lies
-// beyond it), nor at 2 when ranking by the silhouette.
-std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResult& result) {
+// beyond it), nor at 2 when ranking by the silhouette, nor an upper edge where
+// `at_ceiling` says nothing larger means anything.
+std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResult& result,
+                                      const std::function<bool(const std::string&, double)>& at_ceiling) {
   std::vector<std::string> out;
   const std::size_t best = result.results[result.best].point;
   const std::vector<cv::Value> point = grid.point(best);
@@ -202,7 +204,7 @@ std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResu
     // The silhouette is defined from k = 2 clusters on: there its floor is 2.
     const double floor = result.metric == "silhouette" ? 2 : 1;
     const bool natural_floor = axis.kind == cv::ValueKind::integer && x <= floor;
-    if (x == hi)
+    if (x == hi && !(at_ceiling && at_ceiling(axis.name, x)))
       out.push_back("the best " + axis.name + ", " + point[a].text + ", is the largest of the grid");
     else if (x == lo && !natural_floor)
       out.push_back("the best " + axis.name + ", " + point[a].text + ", is the smallest of the grid");
@@ -213,8 +215,9 @@ std::vector<std::string> best_on_edge(const cv::Grid& grid, const cv::SearchResu
 }  // namespace
 
 void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds& folds,
-                     const cv::SearchResult& result) {
-  const std::vector<std::string> edges = best_on_edge(grid, result);
+                     const cv::SearchResult& result,
+                     const std::function<bool(const std::string&, double)>& at_ceiling) {
+  const std::vector<std::string> edges = best_on_edge(grid, result, at_ceiling);
   for (const std::string& e : edges) note("cv: " + e + ": the optimum may lie beyond it; widen the grid");
   std::string text;
   if (opt.json) {

@@ -103,8 +103,11 @@ Names choose_metrics(const CvOptions& opt, const Names& known, const std::string
 // The sweep's fits done, as progress reports (mlt/core/progress.hpp; shown by progress_display).
 cv::Progress progress_reporter();
 // The report: CSV (default) or one JSON object on standard output.
+// `at_ceiling(axis, value)`: whether a value is the largest that means something
+// (Param::ceiling), where a best value on the grid's edge is no reason to widen it.
 void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds& folds,
-                     const cv::SearchResult& result);
+                     const cv::SearchResult& result,
+                     const std::function<bool(const std::string&, double)>& at_ceiling = {});
 // --oof: row, fold[, repeat], then the prediction columns (`text` columns first).
 struct OofColumns {
   Names text_names;
@@ -627,7 +630,10 @@ class CvCommand {
       });
     }
     if (!opt_.oof.empty()) write_oof(opt_.oof, data.folds, out_of_fold<Target>(best, data, y));
-    write_cv_report(opt_, grid, data.folds, result);
+    write_cv_report(opt_, grid, data.folds, result, [&X, &metric](const std::string& axis, double value) {
+      const Param<Params>* d = find_param(Params::table(), axis);
+      return d && d->ceiling && value >= d->ceiling(X.n_cols, metric);
+    });
   }
 
   template <class Target>

@@ -159,6 +159,10 @@ std::vector<Param<P>> kernel_param_table(KernelParams* (*of)(P&), const KernelPa
                      "(exponential: exp(-|x-x'|/sigma))",
                      Bounds::above(0), scaled, "to the poly, rbf, laplacian, exponential and sigmoid kernels only (not linear)"));
   t.back().show_default = false;
+  t.back().unset = [of_const](const P& p) {
+    const KernelParams* k = of_const(p);
+    return !k || k->sigma == 0;
+  };
   t.push_back(number("degree", &KernelParams::degree, "Degree of the poly kernel", Bounds::at_least(0), {K::poly},
                      "to the poly kernel only"));
   t.push_back(number("coef0", &KernelParams::coef0, "Constant of the poly and sigmoid kernels", Bounds::any(),

@@ -545,6 +545,10 @@ const ParamTable<PcaParams>& PcaParams::table() {
     d.back().flag = "-k,--components";
     d.back().show_default = false;
     d.back().excludes = "variance";
+    // The probabilistic model needs a discarded direction to estimate its noise.
+    d.back().ceiling = [](std::size_t n_features, const std::string& metric) {
+      return static_cast<double>(metric == "log_likelihood" ? n_features - 1 : n_features);
+    };
     d.push_back(real<P>("variance", &P::variance,
                         "Keep the fewest components explaining more than this fraction of the variance",
                         Bounds::open(0, 1)));

@@ -162,6 +162,22 @@ run "$MLT" pca fit --help
 check "--delimiter help names tab, not a tab character" grep -q -- "--delimiter TEXT:{, ; tab}" <<<"$out"
 
 # Locale does not change numbers read or written.
+# Every command's --help shows a cv example, and the examples on shipped data run as
+# shown: status 0 and no warning (a best value on the grid's edge, a fit that did not
+# converge) to puzzle the user who copies them.
+for cmd in pca kmeans ridge krr logreg knn svm perceptron smoother; do
+  run "$MLT" $cmd --help
+  examples=$(grep -E "^ +mlt $cmd cv " <<<"$out")
+  check "mlt $cmd --help shows a cv example" test -n "$examples"
+  while read -r line; do
+    [ -n "$line" ] || continue
+    read -ra words <<<"${line#mlt }"
+    run "$MLT" "${words[@]//data\//$DATA/}"
+    check "help example runs: $line" test "$rc" -eq 0
+    check "help example warns nothing: $line: $err" test -z "$(grep -E 'widen the grid|warning' <<<"$err")"
+  done <<<"$examples"
+done
+
 if locale -a 2>/dev/null | grep -qi '^de_DE'; then
   LC_ALL=de_DE.UTF-8 "$MLT" pca fit iris.csv --ignore species -k 2 -o de.pca
   check "model identical under de_DE" test "$(sed 2d de.pca | sed '$d')" = "$(sed 2d good.pca | sed '$d')"

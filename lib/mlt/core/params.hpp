@@ -91,6 +91,13 @@ struct Param {
   // says when: "to the poly kernel only".
   std::function<bool(const P&)> applies;
   std::string applies_when;
+  // The largest value that means something on data of `n_features` columns under
+  // cv's ranking `metric` (PCA's n_components: p, or p - 1 for the log-likelihood);
+  // a best value there is no reason to widen the grid. Empty: no such bound.
+  std::function<double(std::size_t n_features, const std::string& metric)> ceiling;
+  // Whether the value means "not given" (sigma 0: gamma sets the width); such a value
+  // is left out of the model header rather than shown as a width of 0.
+  std::function<bool(const P&)> unset;
 
   // Reads text as this parameter's value, or says why not ("must be a finite number
   // >= 0, got -1"); nothing for a valid value.
@@ -261,7 +268,7 @@ template <class P>
 nlohmann::json params_json(const ParamTable<P>& table, const P& p) {
   nlohmann::json j = nlohmann::json::object();
   for (const Param<P>& d : table)
-    if (!d.applies || d.applies(p)) j[d.name] = d.json(p);
+    if ((!d.applies || d.applies(p)) && !(d.unset && d.unset(p))) j[d.name] = d.json(p);
   return j;
 }
 
