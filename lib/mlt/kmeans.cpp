@@ -282,7 +282,7 @@ void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centr
       if (params_.standardize) C0.each_row() /= scale_;
       C0 = C0.t();
     } else if (params_.init == KMeansInit::kmeanspp) {
-      C0 = src.fetch(kmeans::seed_kmeanspp(src, ch, k, trials, rng));
+      kmeans::seed_kmeanspp(src, ch, k, trials, rng, &C0);
     } else if (params_.init == KMeansInit::farthest) {
       C0 = kmeans::seed_farthest(src, ch, k, rng);
     } else {

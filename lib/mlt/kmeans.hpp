@@ -87,9 +87,9 @@ class KMeans {
   // The same fit as fit(X) with X read again on every pass instead of held
   // (`mlt kmeans fit --stream`): each call of `passes` starts a read of the same rows.
   // Same seeding, same assignments, same centroids, bit for bit (kmeans/source.hpp
-  // says why). One pass for the centring, then per restart: one pass per centre of
-  // the seeding plus a partial one to fetch the rows it draws, and one per Lloyd
-  // iteration. Memory: O(k·p + chunk) and per row 8 bytes for its label and 8 for its
+  // says why). One pass for the centring, then per restart: for each centre of the
+  // seeding a partial pass fetching the rows it draws (up to the last of them) and a
+  // full one for their distances, and one pass per Lloyd iteration. Memory: O(k·p + chunk) and per row 8 bytes for its label and 8 for its
   // squared distance (the teleport of an empty cluster needs both), plus during
   // kmeans++ seeding 8 per candidate (local_trials) and 8 for the running D²: at
   // 2 + ln k candidates, 5 to 8 doubles a row, against p in memory.

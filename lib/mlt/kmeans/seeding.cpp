@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/core/progress.hpp"
 #include "mlt/kmeans/source.hpp"
 
 namespace mlt::kmeans {
@@ -106,12 +108,14 @@ std::size_t distinct_columns(const arma::mat& Xt, std::size_t stop_at) {
   return seen.size();
 }
 
-arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, uword k, uword trials, Random& rng) {
+arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, uword k, uword trials, Random& rng,
+                         arma::mat* centres) {
   const uword n = src.n();
   arma::uvec rows(k);
   rows[0] = rng.below(n);
-  arma::mat D, pot;
-  candidate_distances(src, ch, src.fetch(rows.head(1)), nullptr, D, pot);
+  arma::mat D, pot, Ct(src.p(), k);
+  Ct.col(0) = src.fetch(rows.head(1));
+  candidate_distances(src, ch, Ct.col(0), nullptr, D, pot);
   arma::vec closest = D.row(0).t();
   arma::vec chunk_sum = pot.row(0).t();
   for (uword l = 1; l < k; ++l) {
@@ -126,19 +130,25 @@ arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, uword k, uword tr
         std::swap(free[c - l], free[c - l + rng.below(free.size() - (c - l))]);
         rows[c] = free[c - l];
       }
+      if (centres) Ct.cols(l, k - 1) = src.fetch(rows.subvec(l, k - 1));
       break;
     }
     arma::uvec cand_rows(trials);
     for (uword t = 0; t < trials; ++t) cand_rows[t] = draw_by_weight(closest, ch, chunk_sum, rng.uniform() * total);
-    candidate_distances(src, ch, src.fetch(cand_rows), &closest, D, pot);
+    const arma::mat cand = src.fetch(cand_rows);
+    candidate_distances(src, ch, cand, &closest, D, pot);
     const arma::vec potential = arma::sum(pot, 1);  // per candidate, chunk order
     const uword best = potential.index_min();       // first of equal minima
     rows[l] = cand_rows[best];
+    Ct.col(l) = cand.col(best);
     chunk_sum = pot.row(best).t();
     parallel_for(ch.n_chunks, [&](std::size_t c) {
       for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(best, i));
     });
+    report_progress({"kmeans seeding", "centre", l + 1, k, "", std::numeric_limits<double>::quiet_NaN(),
+                     static_cast<double>(l + 1) / static_cast<double>(k)});
   }
+  if (centres) *centres = std::move(Ct);
   return rows;
 }
 

@@ -44,7 +44,9 @@ class BlockSource;
 // seeds are distinct rows; once every row is at distance 0 (fewer distinct rows than
 // k: KMeans::fit refuses that case before, kmeanspp_rows allows it) the rest are
 // drawn uniformly among the rows not chosen yet.
-arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, arma::uword k, arma::uword trials, Random& rng);
+// With `centres`, also their points (p x k), as fetched on the way: no pass of its own.
+arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, arma::uword k, arma::uword trials, Random& rng,
+                         arma::mat* centres = nullptr);
 // Centres (p x k): farthest-first.
 arma::mat seed_farthest(BlockSource& src, const Chunking& ch, arma::uword k, Random& rng);
 // Centres (p x k): k rows with distinct values, uniformly (a lazy Fisher-Yates over row
