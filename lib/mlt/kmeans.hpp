@@ -5,7 +5,9 @@
 // restarts. Assignments are exact (the nearest centroid, ties to the lower index)
 // although distances are screened in blocks (BLAS, or a fused kernel for small k·p).
 // The parts on their own: kmeans/assign.hpp (the assignment step), kmeans/seeding.hpp
-// (the seedings); the silhouette score is mlt::metrics::silhouette (metrics.hpp).
+// (the seedings), kmeans/source.hpp (the points in memory or re-read from a file on
+// every pass: fit_stream, the same model bit for bit); the silhouette score is
+// mlt::metrics::silhouette (metrics.hpp).
 #pragma once
 
 #include <cstddef>
@@ -87,12 +89,13 @@ class KMeans {
   // The same fit as fit(X) with X read again on every pass instead of held
   // (`mlt kmeans fit --stream`): each call of `passes` starts a read of the same rows.
   // Same seeding, same assignments, same centroids, bit for bit (kmeans/source.hpp
-  // says why). One pass for the centring, then per restart: for each centre of the
-  // seeding a partial pass fetching the rows it draws (up to the last of them) and a
-  // full one for their distances, and one pass per Lloyd iteration. Memory: O(k·p + chunk) and per row 8 bytes for its label and 8 for its
-  // squared distance (the teleport of an empty cluster needs both), plus during
-  // kmeans++ seeding 8 per candidate (local_trials) and 8 for the running D²: at
-  // 2 + ln k candidates, 5 to 8 doubles a row, against p in memory.
+  // says why). Passes: one for the centring, then per restart, for each centre of the
+  // seeding, a partial one fetching the rows it draws (up to the last of them) and a
+  // full one for their distances, and one per Lloyd iteration. Memory: O(k·p + chunk)
+  // and per row 8 bytes for its label and 8 for its squared distance (the teleport of
+  // an empty cluster needs both; with restarts, 8 more for the best run's labels),
+  // plus during kmeans++ seeding 8 per candidate (local_trials) and 8 for the running
+  // D²: at 2 + ln k candidates, 5 to 8 doubles a row, against p in memory.
   KMeans& fit_stream(const RowPasses& passes);
 
   // X: m x p -> cluster index 0..k-1 of each row (nearest centroid, ties to the lower).
