@@ -145,9 +145,12 @@ arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, uword k, uword tr
     parallel_for(ch.n_chunks, [&](std::size_t c) {
       for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(best, i));
     });
-    report_progress({"kmeans seeding", "centre", l + 1, k, "", std::numeric_limits<double>::quiet_NaN(),
-                     static_cast<double>(l + 1) / static_cast<double>(k)});
+    if (l + 1 < k)
+      report_progress({"kmeans seeding", "centre", l + 1, k, "", std::numeric_limits<double>::quiet_NaN(),
+                       static_cast<double>(l + 1) / static_cast<double>(k)});
   }
+  // The last report says done, which clears a status line.
+  if (k > 1) report_progress({"kmeans seeding", "centre", k, k, "", std::numeric_limits<double>::quiet_NaN(), 1.0, true});
   if (centres) *centres = std::move(Ct);
   return rows;
 }
