@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli_support.hpp"
+#include "mlt/core/row_passes.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/io/csv_chunks.hpp"
 #include "data_options.hpp"
@@ -68,11 +69,14 @@ struct StreamOptions {
 
 template <class E>
 concept Streamable = requires(E& e, const RowChunks& next) { e.fit_stream(next); };
+// A streamed fit that reads DATA once per pass (k-means): E::fit_stream(RowPasses).
+template <class E>
+concept MultiPassStreamable = requires(E& e, const RowPasses& passes) { e.fit_stream(passes); };
 
-inline void add_stream_options(CLI::App* fit, StreamOptions& opt) {
-  fit->add_flag("--stream", opt.stream,
-                "Read DATA in chunks, holding the fit's state (O(p²)) instead of the rows; the same model up to "
-                "rounding");
+inline void add_stream_options(CLI::App* fit, StreamOptions& opt,
+                               const std::string& stream_help = "Read DATA in chunks, holding the fit's state (O(p²)) "
+                                                                "instead of the rows; the same model up to rounding") {
+  fit->add_flag("--stream", opt.stream, stream_help);
   fit->add_option("--memory", opt.memory,
                   "Stream when the in-memory fit could need more than SIZE (512M, 2G): 8 bytes per file byte, "
                   "or always for standard input");
@@ -145,6 +149,55 @@ void fit_streamed(E& model, const DataOptions& data, const StreamOptions& sopt, 
   else d.schema = {d.table.feature_names, d.table.had_header, target_names[0], target_names, {}, ""};
 }
 
+// The streamed fit of an estimator that reads DATA once per pass: each pass opens
+// DATA again (so it must be a regular file: standard input and pipes are read once,
+// and spooling them would put a file larger than memory on disk behind the user's
+// back). The first pass is read to the end; its reader gives the provenance.
+template <class E>
+void fit_streamed_passes(E& model, const DataOptions& data, const StreamOptions& sopt, FitData& d,
+                         const std::function<std::string(const E&)>& detail) {
+  struct stat st;
+  if (data.path == "-" || (::stat(data.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+    throw UsageError(std::string("a streamed ") + E::kind + " fit reads DATA once per pass, and " +
+                     (data.path == "-" ? "standard input" : data.path + " (not a regular file)") +
+                     " can be read only once: give a file, or leave out --stream and --memory");
+  const std::size_t chunk_bytes =
+      sopt.chunk_size.empty() ? io::kDefaultChunkBytes : io::parse_memory_size(sopt.chunk_size, "--chunk-size");
+  io::ColumnSelection sel;
+  sel.ignore = data.ignore;
+  const io::CsvOptions csv = csv_options(data);
+  std::shared_ptr<io::CsvChunks> first;
+  std::size_t n_chunks = 0, n_passes = 0;
+  const RowPasses passes = [&]() -> RowChunks {
+    auto chunks = std::make_shared<io::CsvChunks>(data.path, csv, sel, chunk_bytes);
+    const bool is_first = !first;
+    if (is_first) first = chunks;
+    ++n_passes;
+    auto table = std::make_shared<io::Table>();
+    return [chunks, table, is_first, &n_chunks](arma::mat& X, arma::mat& Y) {
+      if (!chunks->next(*table)) return false;
+      if (is_first) ++n_chunks;
+      X = std::move(table->X);
+      Y.reset();
+      return true;
+    };
+  };
+  {
+    PhaseTimer timer("fit");
+    model.fit_stream(passes);
+    std::string what = "streamed " + std::to_string(first->rows()) + " rows in " + std::to_string(n_chunks) +
+                       (n_chunks == 1 ? " chunk, " : " chunks, ") + std::to_string(n_passes) + " passes";
+    if (detail) what += "; " + detail(model);
+    timer.set_detail(what);
+  }
+  d.table = first->summary();
+  d.table.X.set_size(first->rows(), 0);  // the row count, without the rows (as fit_streamed)
+  if (d.table.dropped_rows)
+    note(d.table.source + ": dropped " + std::to_string(d.table.dropped_rows) +
+         (d.table.dropped_rows == 1 ? " row" : " rows") + " with missing values");
+  d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, ""};
+}
+
 // Adds `fit` under an algorithm's command. Classification: --target is one column
 // of labels (the last by default); regression: one or several numeric columns;
 // CvTask::none: every column is a feature (but --ignore).
@@ -163,8 +216,12 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
   fit->add_option("-o,--output", opt->output, "Model file to write")->required();
   if (task != CvTask::none) add_target_option(fit, opt->targets, task == CvTask::regression || hooks.task);
   const auto flags = add_param_flags(fit, opt->params, E::Params::table());
-  if (hooks.options) hooks.options(fit, opt->params);
   if constexpr (Streamable<E>) add_stream_options(fit, opt->stream);
+  if constexpr (MultiPassStreamable<E>)
+    add_stream_options(fit, opt->stream,
+                       "Read DATA in chunks, once per pass (so DATA must be a file), holding the fit's state instead "
+                       "of the rows; the same model");
+  if (hooks.options) hooks.options(fit, opt->params);
   fit->callback([opt, flags, declared_task = task, hooks] {
     flags.refuse_inapplicable(opt->params);
     const CvTask task = hooks.task ? hooks.task(opt->params) : declared_task;
@@ -186,6 +243,12 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
                      task == CvTask::regression ? (opt->targets.empty() ? Names{io::kLastColumn} : opt->targets)
                                                 : Names{},
                      d, hooks.detail);
+        streamed = true;
+      }
+    }
+    if constexpr (MultiPassStreamable<E>) {
+      if (want_stream(opt->stream, opt->data.path)) {
+        fit_streamed_passes(model, opt->data, opt->stream, d, hooks.detail);
         streamed = true;
       }
     }

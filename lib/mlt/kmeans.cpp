@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -31,13 +32,16 @@
 #include "mlt/core/validate.hpp"
 #include "mlt/kmeans/assign.hpp"
 #include "mlt/kmeans/seeding.hpp"
+#include "mlt/kmeans/source.hpp"
 #include "mlt/metrics.hpp"
+#include "mlt/standardizer.hpp"
 
 namespace mlt {
 namespace {
 
 using arma::uword;
 using kmeans::AssignResult;
+using kmeans::BlockSource;
 using kmeans::Centres;
 using kmeans::Chunking;
 using kmeans::Points;
@@ -51,19 +55,22 @@ double seconds_since(Clock::time_point t0) {
 }
 
 // Centroid sums and counts of a labelling (after a teleport changed labels).
-void cluster_sums(const Points& P, const Chunking& ch, const uword* labels, uword k, arma::mat& sums,
+void cluster_sums(BlockSource& src, const Chunking& ch, const uword* labels, uword k, arma::mat& sums,
                   arma::uvec& counts) {
-  const uword p = P.p();
+  const uword p = src.p();
   std::vector<arma::mat> part_sums(ch.n_chunks);
   std::vector<arma::uvec> part_counts(ch.n_chunks);
-  parallel_for(ch.n_chunks, [&](std::size_t c) {
-    part_sums[c].zeros(p, k);
-    part_counts[c].zeros(k);
-    for (uword i = ch.begin(c); i < ch.end(c); ++i) {
-      double* s = part_sums[c].colptr(labels[i]);
-      const double* x = P.Xt.colptr(i);
+  src.for_each_block(ch, [&](std::size_t c, const Points& P, uword r0, uword g0, uword m) {
+    if (part_counts[c].is_empty()) {  // the chunk's first block
+      part_sums[c].zeros(p, k);
+      part_counts[c].zeros(k);
+    }
+    for (uword j = 0; j < m; ++j) {
+      const uword l = labels[g0 + j];
+      double* s = part_sums[c].colptr(l);
+      const double* x = P.Xt.colptr(r0 + j);
       for (uword q = 0; q < p; ++q) s[q] += x[q];
-      ++part_counts[c][labels[i]];
+      ++part_counts[c][l];
     }
   });
   sums.zeros(p, k);
@@ -87,30 +94,31 @@ struct Run {
 // Moves the centroid of every empty cluster onto the point that contributes most to E
 // (largest d2, first of equals), taken from a cluster it does not empty. Returns how
 // many were moved. Such a move lowers E: that point's term becomes 0.
-uword teleport_empty(arma::uvec& labels, arma::vec& d2, arma::uvec& counts, arma::mat& Ct, const Points& P) {
+uword teleport_empty(arma::uvec& labels, arma::vec& d2, arma::uvec& counts, arma::mat& Ct, BlockSource& src) {
   uword moved = 0;
+  const uword n = src.n();
   for (uword l = 0; l < counts.n_elem; ++l) {
     if (counts[l] != 0) continue;
-    uword pick = P.n();
+    uword pick = n;
     double worst = 0;
-    for (uword i = 0; i < P.n(); ++i)
+    for (uword i = 0; i < n; ++i)
       if (d2[i] > worst && counts[labels[i]] > 1) {
         worst = d2[i];
         pick = i;
       }
-    if (pick == P.n()) continue;  // cannot happen with k <= distinct rows; keep it finite anyway
+    if (pick == n) continue;  // cannot happen with k <= distinct rows; keep it finite anyway
     --counts[labels[pick]];
     labels[pick] = l;
     counts[l] = 1;
     d2[pick] = 0;
-    Ct.col(l) = P.Xt.col(pick);
+    Ct.col(l) = src.fetch(arma::uvec{pick});
     ++moved;
   }
   return moved;
 }
 
-Run lloyd(const Points& P, const Chunking& ch, arma::mat Ct, uword max_iter, double tol) {
-  const uword n = P.n(), k = Ct.n_cols;
+Run lloyd(BlockSource& src, const Chunking& ch, arma::mat Ct, uword max_iter, double tol) {
+  const uword n = src.n(), k = Ct.n_cols;
   Run run;
   run.labels.set_size(n);
   run.labels.fill(k);  // no label yet: every point "changes" on the first pass
@@ -118,7 +126,7 @@ Run lloyd(const Points& P, const Chunking& ch, arma::mat Ct, uword max_iter, dou
   double previous = 0;
   for (uword it = 0;; ++it) {
     const Centres C(Ct);
-    AssignResult a = assign_pass(P, C, ch, run.labels.memptr(), d2.memptr(), true);
+    AssignResult a = assign_pass(src, C, ch, run.labels.memptr(), d2.memptr(), true);
     run.history.push_back(a.energy);
     report_progress({"kmeans lloyd", "pass", it, 0, "inertia", a.energy});
     const bool any_empty = arma::any(a.counts == 0);
@@ -139,8 +147,8 @@ Run lloyd(const Points& P, const Chunking& ch, arma::mat Ct, uword max_iter, dou
       run.stop = KMeansStop::max_iter;
       break;
     }
-    if (any_empty && teleport_empty(run.labels, d2, a.counts, Ct, P) > 0)
-      cluster_sums(P, ch, run.labels.memptr(), k, a.sums, a.counts);
+    if (any_empty && teleport_empty(run.labels, d2, a.counts, Ct, src) > 0)
+      cluster_sums(src, ch, run.labels.memptr(), k, a.sums, a.counts);
     for (uword l = 0; l < k; ++l)
       if (a.counts[l] > 0) Ct.col(l) = a.sums.col(l) / static_cast<double>(a.counts[l]);
     previous = a.energy;
@@ -174,6 +182,22 @@ void KMeans::check_params() const {
 
 KMeans& KMeans::fit(const arma::mat& X) { return fit_from(X, arma::mat()); }
 
+void KMeans::set_transform(const kmeans::ColumnMoments& moments) {
+  // Work centred on the training mean (standardized with `standardize`): distances
+  // are unchanged, rounding bounds shrink. predict() repeats the same transform. The
+  // moments are ColumnMoments', not arma::mean's, so that a streamed fit, which sees
+  // the rows a chunk at a time, centres them to the same bits.
+  shift_ = moments.mean();
+  if (params_.standardize) scale_ = moments.scale();
+  else scale_.reset();
+}
+
+void KMeans::check_distinct(std::size_t distinct, std::size_t k) const {
+  if (distinct < k)
+    throw DataError("k=" + std::to_string(k) + " > " + std::to_string(distinct) + " distinct rows" +
+                    (distinct == 1 ? " (all rows are identical)" : ""));
+}
+
 KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids) {
   check_params();
   check_fit_input(X, 1);
@@ -187,25 +211,50 @@ KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids)
     if (!initial_centroids.is_finite()) throw DataError("non-finite initial centroid");
   }
   if (k > n) throw DataError("k=" + std::to_string(k) + " > n_samples=" + std::to_string(n));
-
-  // Work centred on the training mean (standardized with `standardize`): distances
-  // are unchanged, rounding bounds shrink. predict() repeats the same transform.
-  scaler_ = Standardizer();
-  if (params_.standardize) {
-    scaler_.fit(X);
-    shift_ = scaler_.mean();
-    scale_ = scaler_.scale();
-  } else {
-    shift_ = arma::mean(X, 0);
-    scale_.reset();
-  }
+  kmeans::ColumnMoments moments;
+  moments.add(X);
+  set_transform(moments);
   const Points P = make_points(X, shift_, scale_);
-  const std::size_t distinct = kmeans::distinct_columns(P.Xt, k);
-  if (distinct < k)
-    throw DataError("k=" + std::to_string(k) + " > " + std::to_string(distinct) + " distinct rows" +
-                    (distinct == 1 ? " (all rows are identical)" : ""));
-  const Chunking ch(n, p, k);
+  check_distinct(kmeans::distinct_columns(P.Xt, k), k);
+  kmeans::MemorySource src(P);
+  fit_source(src, initial_centroids);
+  data_passes_ = 0;
+  return *this;
+}
 
+KMeans& KMeans::fit_stream(const RowPasses& passes) {
+  check_params();
+  // The first pass: the row count, the checks fit_from makes, and the centring.
+  kmeans::ColumnMoments moments;
+  {
+    const RowChunks next = passes();
+    arma::mat X, Y;
+    while (next(X, Y)) {
+      if (!X.is_finite()) throw DataError("non-finite value in the data");
+      moments.add(X);
+    }
+  }
+  if (moments.p() == 0) throw DataError("no feature columns");
+  const uword n = moments.n(), k = params_.k;
+  if (moments.max_abs() > 1e150) {  // as check_fit_input
+    std::ostringstream s;
+    s << "values up to " << moments.max_abs() << " would overflow when squared; rescale the data";
+    throw DataError(s.str());
+  }
+  if (k > n) throw DataError("k=" + std::to_string(k) + " > n_samples=" + std::to_string(n));
+  set_transform(moments);
+  kmeans::StreamSource src(passes, n, moments.p(), shift_, scale_);
+  check_distinct(kmeans::distinct_points(src, k), k);
+  fit_source(src, arma::mat());
+  data_passes_ = 1 + src.passes();
+  return *this;
+}
+
+void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centroids) {
+  const bool given = !initial_centroids.is_empty();
+  const uword n = src.n(), p = src.p();
+  const uword k = given ? initial_centroids.n_rows : params_.k;
+  const Chunking ch(n, p, k);
   std::size_t n_init = params_.n_init;
   if (given) n_init = 1;
   else if (n_init == 0) n_init = params_.init == KMeansInit::random ? 10 : 1;
@@ -233,15 +282,15 @@ KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids)
       if (params_.standardize) C0.each_row() /= scale_;
       C0 = C0.t();
     } else if (params_.init == KMeansInit::kmeanspp) {
-      C0 = P.Xt.cols(kmeans::seed_kmeanspp(P, ch, k, trials, rng));
+      kmeans::seed_kmeanspp(src, ch, k, trials, rng, &C0);
     } else if (params_.init == KMeansInit::farthest) {
-      C0 = kmeans::seed_farthest(P, ch, k, rng);
+      C0 = kmeans::seed_farthest(src, ch, k, rng);
     } else {
-      C0 = kmeans::seed_random(P, k, rng);
+      C0 = kmeans::seed_random(src, k, rng);
     }
     seeding_seconds_ += seconds_since(t0);
     t0 = Clock::now();
-    Run run = lloyd(P, ch, std::move(C0), params_.max_iter, params_.tol);
+    Run run = lloyd(src, ch, std::move(C0), params_.max_iter, params_.tol);
     lloyd_seconds_ += seconds_since(t0);
     total_iterations_ += run.n_iter;
     restart_energies_.push_back(run.energy);
@@ -261,7 +310,6 @@ KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids)
     warn("kmeans: not converged after " + std::to_string(params_.max_iter) +
          " iterations; raise `max_iter` or `tol`");
   if (arma::any(sizes_ == 0)) warn("kmeans: a cluster is empty at the last iteration");
-  return *this;
 }
 
 void KMeans::require_fitted() const {
@@ -303,7 +351,13 @@ KMeans::Scores KMeans::scores(const arma::mat& X, const Labels* truth, std::size
   const Labels y = predict(X);
   out.clusters_found = arma::unique(y).eval().n_elem;
   if (out.clusters_found >= 2 && out.clusters_found < X.n_rows) {
-    out.silhouette = metrics::silhouette(params_.standardize ? scaler_.transform(X) : X, y, silhouette_rows, seed);
+    arma::mat Z;
+    if (params_.standardize) {  // as Standardizer::transform
+      Z = X;
+      Z.each_row() -= shift_;
+      Z.each_row() /= scale_;
+    }
+    out.silhouette = metrics::silhouette(params_.standardize ? Z : X, y, silhouette_rows, seed);
     out.silhouette_rows = std::min<std::size_t>(X.n_rows, silhouette_rows);
   }
   if (truth) {
@@ -378,8 +432,12 @@ void KMeans::save(io::ModelWriter& out) const {
   // uses: centred on the training mean (and standardized), bit for bit as fitted.
   out.add("centroids", centroids_original());
   out.add("working_centroids", centroids_);
-  if (params_.standardize) scaler_.save(out);
-  else out.add("mean", shift_);
+  if (params_.standardize) {  // as Standardizer::save
+    out.add("scaler_mean", shift_);
+    out.add("scaler_scale", scale_);
+  } else {
+    out.add("mean", shift_);
+  }
 }
 
 KMeans KMeans::load(const io::ModelReader& in) {
@@ -403,9 +461,9 @@ KMeans KMeans::load(const io::ModelReader& in) {
   if (k == 0 || n_features == 0) in.fail("invalid k-means dimensions");
   km.centroids_ = in.matrix("working_centroids", k, n_features);
   if (p.standardize) {
-    km.scaler_ = Standardizer::load(in, n_features);
-    km.shift_ = km.scaler_.mean();
-    km.scale_ = km.scaler_.scale();
+    const Standardizer scaler = Standardizer::load(in, n_features);
+    km.shift_ = scaler.mean();
+    km.scale_ = scaler.scale();
   } else {
     km.shift_ = in.matrix("mean", 1, n_features);
   }

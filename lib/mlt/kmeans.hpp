@@ -5,7 +5,9 @@
 // restarts. Assignments are exact (the nearest centroid, ties to the lower index)
 // although distances are screened in blocks (BLAS, or a fused kernel for small k·p).
 // The parts on their own: kmeans/assign.hpp (the assignment step), kmeans/seeding.hpp
-// (the seedings); the silhouette score is mlt::metrics::silhouette (metrics.hpp).
+// (the seedings), kmeans/source.hpp (the points in memory or re-read from a file on
+// every pass: fit_stream, the same model bit for bit); the silhouette score is
+// mlt::metrics::silhouette (metrics.hpp).
 #pragma once
 
 #include <cstddef>
@@ -17,7 +19,7 @@
 #include "mlt/core/random.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
-#include "mlt/standardizer.hpp"
+#include "mlt/kmeans/source.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/params.hpp"
 #include "mlt/core/estimator.hpp"
@@ -84,6 +86,17 @@ class KMeans {
   // One Lloyd run from the given centroids (k x p, in the units of X; standardized
   // units with `standardize`), without seeding or restarts.
   KMeans& fit_from(const arma::mat& X, const arma::mat& initial_centroids);
+  // The same fit as fit(X) with X read again on every pass instead of held
+  // (`mlt kmeans fit --stream`): each call of `passes` starts a read of the same rows.
+  // Same seeding, same assignments, same centroids, bit for bit (kmeans/source.hpp
+  // says why). Passes: one for the centring, then per restart, for each centre of the
+  // seeding, a partial one fetching the rows it draws (up to the last of them) and a
+  // full one for their distances, and one per Lloyd iteration. Memory: O(k·p + chunk)
+  // and per row 8 bytes for its label and 8 for its squared distance (the teleport of
+  // an empty cluster needs both; with restarts, 8 more for the best run's labels),
+  // plus during kmeans++ seeding 8 per candidate (local_trials) and 8 for the running
+  // D²: at 2 + ln k candidates, 5 to 8 doubles a row, against p in memory.
+  KMeans& fit_stream(const RowPasses& passes);
 
   // X: m x p -> cluster index 0..k-1 of each row (nearest centroid, ties to the lower).
   Labels predict(const arma::mat& X) const;
@@ -127,27 +140,31 @@ class KMeans {
   // E after each assignment step of the kept run, ending with the final energy:
   // non-increasing.
   const std::vector<double>& energy_history() const { return history_; }
-  const Standardizer& scaler() const { return scaler_; }
   // The centroids in the units of the input data (undoing the standardization).
   arma::mat centroids_original() const;
   // Wall-clock seconds of the last fit: seeding and Lloyd iterations, over all restarts.
   double seeding_seconds() const { return seeding_seconds_; }
   double lloyd_seconds() const { return lloyd_seconds_; }
   std::size_t total_iterations() const { return total_iterations_; }
+  // Reads of the data by the last fit_stream (partial ones included); 0 after fit.
+  std::size_t data_passes() const { return data_passes_; }
 
   void save(io::ModelWriter& out) const;
   static KMeans load(const io::ModelReader& in);
 
  private:
   void check_params() const;
+  void check_distinct(std::size_t distinct, std::size_t k) const;
+  void set_transform(const kmeans::ColumnMoments& moments);
+  // Seeding and Lloyd over the prepared points, every restart: the fit proper.
+  void fit_source(kmeans::BlockSource& src, const arma::mat& initial_centroids);
   void require_fitted() const;
   // The assignment pass over X (m x p): labels (resized to m) and the energy.
   double assign_rows(const arma::mat& X, Labels& labels) const;
 
   Params params_;
-  Standardizer scaler_;          // fitted only with standardize
   arma::rowvec shift_;           // 1 x p: training mean, subtracted before anything
-  arma::rowvec scale_;           // 1 x p with standardize, else empty (no scaling)
+  arma::rowvec scale_;           // 1 x p with standardize (sd, ddof 0), else empty
   arma::mat centroids_;
   Labels labels_;
   arma::uvec sizes_;
@@ -159,6 +176,7 @@ class KMeans {
   std::vector<double> history_;
   double seeding_seconds_ = 0, lloyd_seconds_ = 0;
   std::size_t total_iterations_ = 0;
+  std::size_t data_passes_ = 0;
 };
 
 static_assert(Clusterer<KMeans>);

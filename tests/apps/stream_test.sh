@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Streaming fits (--stream, --memory, --chunk-size) end to end: the streamed model
-# equals the in-memory one to the tolerance derived in tests/lib/stream_fit_test.cpp
+# equals the in-memory one (k-means: bit for bit, tests/lib/stream_kmeans_test.cpp) to
+# the tolerance derived in tests/lib/stream_fit_test.cpp
 # (4 n ε κ for ridge, κ the condition the model records; pca's axes against the
 # in-memory covariance solver to 2 δ / gap, δ = 2 n ε (Σⱼ sdⱼ √n)²); many chunks, a
 # quoted field spanning lines across chunk boundaries, standard input, the automatic
@@ -120,7 +121,47 @@ expect_error 2 "solver dual needs all the rows" "ridge --stream --solver dual" \
 expect_error 2 "kernel PCA needs all the rows" "kernel pca --stream" \
   "$MLT" pca fit "$DATA/iris.csv" --ignore species --kernel rbf --stream -o x.pca
 check "no model written after a refusal" test ! -e x.ridge -a ! -e x.pca
-run "$MLT" kmeans fit --help
-check "kmeans has no --stream (not streamed yet)" test -z "$(grep -- --stream <<<"$out")"
+
+# k-means re-reads the file on every pass (exact Lloyd, k-means++ seeding one pass per
+# centre) and gives the in-memory model bit for bit: every sum is made of the same
+# values in the same order (tests/lib/stream_kmeans_test.cpp derives it), so the
+# tolerance on the centroids is zero and the predictions are the same bytes.
+# matrices MODEL: the model's matrices as `mlt info --json` shows them.
+matrices() { model_json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])'; }
+expect_status 0 "kmeans in memory" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 -o mem.km
+run "$MLT" --timings kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 --stream --chunk-size 100 -o s.km
+check "kmeans --stream: ran (exit $rc)" test "$rc" -eq 0
+check "kmeans --stream: many chunks, many passes" grep -qE "streamed 150 rows in [1-9][0-9] chunks, [1-9][0-9]+ passes" <<<"$err"
+check "kmeans --stream: the in-memory centroids, bit for bit" test "$(matrices s.km)" = "$(matrices mem.km)"
+"$MLT" kmeans predict mem.km "$DATA/iris.csv" --distances -o mem.pred
+"$MLT" kmeans predict s.km "$DATA/iris.csv" --distances -o s.pred
+check "kmeans --stream: the same predictions and distances, byte for byte" cmp -s s.pred mem.pred
+check "kmeans --stream: the same fit summary" test "$(model_json s.km | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"])')" = \
+  "$(model_json mem.km | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"])')"
+for init in random farthest; do
+  "$MLT" kmeans fit "$DATA/wine.csv" --ignore cultivar -k 4 --init $init --standardize -o mem-$init.km 2>/dev/null
+  expect_status 0 "kmeans --init $init --standardize --stream" \
+    "$MLT" kmeans fit "$DATA/wine.csv" --ignore cultivar -k 4 --init $init --standardize --stream --chunk-size 1K -o s-$init.km
+  check "kmeans --init $init --standardize --stream = in memory" test "$(matrices s-$init.km)" = "$(matrices mem-$init.km)"
+done
+run "$MLT" --timings kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 --memory 1K -o auto.km
+check "kmeans --memory 1K: a 4 KB file streams" grep -q "streamed 150 rows" <<<"$err"
+check "kmeans --memory 1K: the in-memory model" test "$(matrices auto.km)" = "$(matrices mem.km)"
+# Standard input can be read once: refused, not spooled (a file larger than memory
+# would go to disk behind the user's back); nothing written.
+run sh -c "cat '$DATA/iris.csv' | '$MLT' kmeans fit - --ignore species -k 3 --stream -o x.km"
+check "kmeans --stream from stdin: usage error" test "$rc" -eq 2
+check "kmeans --stream from stdin: says why" grep -q "standard input can be read only once" <<<"$err"
+run sh -c "cat '$DATA/iris.csv' | '$MLT' kmeans fit - --ignore species -k 3 --memory 1G -o x.km"
+check "kmeans --memory from stdin: refused too" test "$rc" -eq 2
+expect_error 2 "--centroids starts from the rows in memory" "kmeans --centroids --stream" \
+  "$MLT" kmeans fit "$DATA/iris.csv" --ignore species --centroids mem.pred --stream -o x.km
+python3 -c '
+print("a,b")
+for i in range(500): print(f"{i % 13},{i % 7}")
+print("1,x")' >late-km.csv
+expect_error 65 "late-km.csv:502:2: " "kmeans --stream: a late error names its line" \
+  "$MLT" kmeans fit late-km.csv -k 3 --stream --chunk-size 64 -o late.km
+check "kmeans: no model written after a refusal or an error" test ! -e x.km -a ! -e late.km
 
 finish

@@ -19,6 +19,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/kmeans/source.hpp"
 
 namespace mlt::kmeans {
 
@@ -289,46 +290,61 @@ double* scratch(std::size_t size) {
   return buffer.data();
 }
 
-AssignResult assign_pass(const Points& P, const Centres& C, const Chunking& ch, uword* labels, double* d2,
-                         bool with_sums) {
+namespace {
+
+// Rows r .. r+m of P (a GEMM block) into their chunk's partial, in row order; labels
+// and d2 point at the block's first row.
+void assign_block(const Points& P, const Centres& C, uword r, uword m, uword* labels, double* d2, bool with_sums,
+                  AssignChunk& part) {
   const uword k = C.k(), p = P.p();
-  std::vector<AssignChunk> parts(ch.n_chunks);
-  parallel_for(ch.n_chunks, [&](std::size_t c) {
-    AssignChunk& part = parts[c];
+  if (part.counts.is_empty()) {  // the chunk's first block
     part.counts.zeros(k);
     if (with_sums) part.sums.zeros(p, k);
-    double* panel = scratch(screen_panel_size(C, ch.block));
-    for (uword r0 = ch.begin(c); r0 < ch.end(c); r0 += ch.block) {
-      const uword m = std::min(ch.block, ch.end(c) - r0);
-      const uword ld = screen(P, C, r0, m, panel);
-      for (uword j = 0; j < m; ++j) {
-        const uword i = r0 + j;
-        uword l;
-        double d;
-        nearest(P, C, i, panel + j * ld, l, d);
-        if (labels[i] != l) ++part.changed;
-        labels[i] = l;
-        d2[i] = d;
-        part.energy += d;
-        ++part.counts[l];
-        if (with_sums) {
-          double* s = part.sums.colptr(l);
-          const double* x = P.Xt.colptr(i);
-          for (uword q = 0; q < p; ++q) s[q] += x[q];
-        }
-      }
-    }
-  });
-  AssignResult r;
-  r.counts.zeros(k);
-  if (with_sums) r.sums.zeros(p, k);
-  for (const auto& part : parts) {  // chunk order: deterministic
-    r.energy += part.energy;
-    r.changed += part.changed;
-    r.counts += part.counts;
-    if (with_sums) r.sums += part.sums;
   }
-  return r;
+  double* panel = scratch(screen_panel_size(C, m));
+  const uword ld = screen(P, C, r, m, panel);
+  for (uword j = 0; j < m; ++j) {
+    uword l;
+    double d;
+    nearest(P, C, r + j, panel + j * ld, l, d);
+    if (labels[j] != l) ++part.changed;
+    labels[j] = l;
+    d2[j] = d;
+    part.energy += d;
+    ++part.counts[l];
+    if (with_sums) {
+      double* s = part.sums.colptr(l);
+      const double* x = P.Xt.colptr(r + j);
+      for (uword q = 0; q < p; ++q) s[q] += x[q];
+    }
+  }
+}
+
+}  // namespace
+
+AssignResult assign_pass(BlockSource& src, const Centres& C, const Chunking& ch, uword* labels, double* d2,
+                         bool with_sums) {
+  const uword k = C.k(), p = src.p();
+  std::vector<AssignChunk> parts(ch.n_chunks);
+  src.for_each_block(ch, [&](std::size_t c, const Points& P, uword r, uword g, uword m) {
+    assign_block(P, C, r, m, labels + g, d2 + g, with_sums, parts[c]);
+  });
+  AssignResult res;
+  res.counts.zeros(k);
+  if (with_sums) res.sums.zeros(p, k);
+  for (const auto& part : parts) {  // chunk order: deterministic
+    res.energy += part.energy;
+    res.changed += part.changed;
+    res.counts += part.counts;
+    if (with_sums) res.sums += part.sums;
+  }
+  return res;
+}
+
+AssignResult assign_pass(const Points& P, const Centres& C, const Chunking& ch, uword* labels, double* d2,
+                         bool with_sums) {
+  MemorySource src(P);
+  return assign_pass(src, C, ch, labels, d2, with_sums);
 }
 
 double squared_distance(const double* a, const double* b, std::size_t p) { return sq_dist(a, b, p); }

@@ -170,5 +170,10 @@ struct AssignResult {
 };
 AssignResult assign_pass(const Points& P, const Centres& C, const Chunking& ch, arma::uword* labels, double* d2,
                          bool with_sums);
+// The same over the points of a source (kmeans/source.hpp: in memory or re-read);
+// labels and d2 hold all n rows.
+class BlockSource;
+AssignResult assign_pass(BlockSource& src, const Centres& C, const Chunking& ch, arma::uword* labels, double* d2,
+                         bool with_sums);
 
 }  // namespace mlt::kmeans

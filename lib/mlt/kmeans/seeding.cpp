@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/core/progress.hpp"
+#include "mlt/kmeans/source.hpp"
 
 namespace mlt::kmeans {
 
@@ -47,29 +50,27 @@ struct ColumnEqual {
 
 // Squared distances of every point to each of the candidate centres (p x T), with
 // exact zeros: a screened value within the rounding bound of 0 is recomputed directly.
-// Out: D (T x n). Also per chunk, for each candidate, Σᵢ min(closestᵢ, D(t, i)).
-void candidate_distances(const Points& P, const Chunking& ch, const arma::mat& cand, const arma::vec* closest,
+// Out: D (T x n). Also per chunk, for each candidate, Σᵢ min(closestᵢ, D(t, i)), in
+// row order.
+void candidate_distances(BlockSource& src, const Chunking& ch, const arma::mat& cand, const arma::vec* closest,
                          arma::mat& D, arma::mat& chunk_potential /* T x n_chunks */) {
   const Centres C(cand);
-  const uword T = C.k(), p = P.p();
-  D.set_size(T, P.n());
+  const uword T = C.k(), p = src.p();
+  D.set_size(T, src.n());
   chunk_potential.zeros(T, ch.n_chunks);
-  parallel_for(ch.n_chunks, [&](std::size_t c) {
-    double* panel = scratch(screen_panel_size(C, ch.block));
-    for (uword r0 = ch.begin(c); r0 < ch.end(c); r0 += ch.block) {
-      const uword m = std::min(ch.block, ch.end(c) - r0);
-      const uword ld = screen(P, C, r0, m, panel);
-      for (uword j = 0; j < m; ++j) {
-        const uword i = r0 + j;
-        const double* s = panel + j * ld;
-        double* col = D.colptr(i);
-        const double bound = screen_bound(p, P.norm2[i], C.norm2_max);
-        for (uword t = 0; t < T; ++t) {
-          double v = s[t] + P.norm2[i];  // the screening value plus ‖x‖²: ‖x − c‖²
-          if (v <= 2 * bound) v = sq_dist(P.Xt.colptr(i), C.Ct.colptr(t), p);
-          col[t] = v;
-          chunk_potential(t, c) += closest ? std::min((*closest)[i], v) : v;
-        }
+  src.for_each_block(ch, [&](std::size_t c, const Points& P, uword r0, uword g0, uword m) {
+    double* panel = scratch(screen_panel_size(C, m));
+    const uword ld = screen(P, C, r0, m, panel);
+    for (uword j = 0; j < m; ++j) {
+      const uword r = r0 + j, i = g0 + j;
+      const double* s = panel + j * ld;
+      double* col = D.colptr(i);
+      const double bound = screen_bound(p, P.norm2[r], C.norm2_max);
+      for (uword t = 0; t < T; ++t) {
+        double v = s[t] + P.norm2[r];  // the screening value plus ‖x‖²: ‖x − c‖²
+        if (v <= 2 * bound) v = sq_dist(P.Xt.colptr(r), C.Ct.colptr(t), p);
+        col[t] = v;
+        chunk_potential(t, c) += closest ? std::min((*closest)[i], v) : v;
       }
     }
   });
@@ -107,12 +108,14 @@ std::size_t distinct_columns(const arma::mat& Xt, std::size_t stop_at) {
   return seen.size();
 }
 
-arma::uvec seed_kmeanspp(const Points& P, const Chunking& ch, uword k, uword trials, Random& rng) {
-  const uword n = P.n(), p = P.p();
+arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, uword k, uword trials, Random& rng,
+                         arma::mat* centres) {
+  const uword n = src.n();
   arma::uvec rows(k);
   rows[0] = rng.below(n);
-  arma::mat D, pot;
-  candidate_distances(P, ch, P.Xt.col(rows[0]), nullptr, D, pot);
+  arma::mat D, pot, Ct(src.p(), k);
+  Ct.col(0) = src.fetch(rows.head(1));
+  candidate_distances(src, ch, Ct.col(0), nullptr, D, pot);
   arma::vec closest = D.row(0).t();
   arma::vec chunk_sum = pot.row(0).t();
   for (uword l = 1; l < k; ++l) {
@@ -127,37 +130,42 @@ arma::uvec seed_kmeanspp(const Points& P, const Chunking& ch, uword k, uword tri
         std::swap(free[c - l], free[c - l + rng.below(free.size() - (c - l))]);
         rows[c] = free[c - l];
       }
+      if (centres) Ct.cols(l, k - 1) = src.fetch(rows.subvec(l, k - 1));
       break;
     }
     arma::uvec cand_rows(trials);
-    arma::mat cand(p, trials);
-    for (uword t = 0; t < trials; ++t) {
-      cand_rows[t] = draw_by_weight(closest, ch, chunk_sum, rng.uniform() * total);
-      cand.col(t) = P.Xt.col(cand_rows[t]);
-    }
-    candidate_distances(P, ch, cand, &closest, D, pot);
+    for (uword t = 0; t < trials; ++t) cand_rows[t] = draw_by_weight(closest, ch, chunk_sum, rng.uniform() * total);
+    const arma::mat cand = src.fetch(cand_rows);
+    candidate_distances(src, ch, cand, &closest, D, pot);
     const arma::vec potential = arma::sum(pot, 1);  // per candidate, chunk order
     const uword best = potential.index_min();       // first of equal minima
     rows[l] = cand_rows[best];
+    Ct.col(l) = cand.col(best);
     chunk_sum = pot.row(best).t();
     parallel_for(ch.n_chunks, [&](std::size_t c) {
       for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(best, i));
     });
+    if (l + 1 < k)
+      report_progress({"kmeans seeding", "centre", l + 1, k, "", std::numeric_limits<double>::quiet_NaN(),
+                       static_cast<double>(l + 1) / static_cast<double>(k)});
   }
+  // The last report says done, which clears a status line.
+  if (k > 1) report_progress({"kmeans seeding", "centre", k, k, "", std::numeric_limits<double>::quiet_NaN(), 1.0, true});
+  if (centres) *centres = std::move(Ct);
   return rows;
 }
 
-arma::mat seed_farthest(const Points& P, const Chunking& ch, uword k, Random& rng) {
-  const uword n = P.n(), p = P.p();
+arma::mat seed_farthest(BlockSource& src, const Chunking& ch, uword k, Random& rng) {
+  const uword n = src.n(), p = src.p();
   arma::mat Ct(p, k);
-  Ct.col(0) = P.Xt.col(rng.below(n));
+  Ct.col(0) = src.fetch(arma::uvec{rng.below(n)});
   arma::mat D, pot;
-  candidate_distances(P, ch, Ct.col(0), nullptr, D, pot);
+  candidate_distances(src, ch, Ct.col(0), nullptr, D, pot);
   arma::vec closest = D.row(0).t();
   for (uword l = 1; l < k; ++l) {
     const uword far = closest.index_max();  // first of equal maxima
-    Ct.col(l) = P.Xt.col(far);
-    candidate_distances(P, ch, Ct.col(l), nullptr, D, pot);
+    Ct.col(l) = src.fetch(arma::uvec{far});
+    candidate_distances(src, ch, Ct.col(l), nullptr, D, pot);
     parallel_for(ch.n_chunks, [&](std::size_t c) {
       for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(0, i));
     });
@@ -165,21 +173,30 @@ arma::mat seed_farthest(const Points& P, const Chunking& ch, uword k, Random& rn
   return Ct;
 }
 
-arma::mat seed_random(const Points& P, uword k, Random& rng) {
-  const uword n = P.n(), p = P.p();
+arma::mat seed_random(BlockSource& src, uword k, Random& rng) {
+  const uword n = src.n(), p = src.p();
   arma::mat Ct(p, k);
   std::unordered_map<uword, uword> swapped;  // the permutation's displaced entries
   auto at = [&](uword i) { auto it = swapped.find(i); return it == swapped.end() ? i : it->second; };
-  uword chosen = 0;
-  for (uword t = 0; t < n && chosen < k; ++t) {
-    const uword j = t + rng.below(n - t);
-    const uword pick = at(j);
-    swapped[j] = at(t);
-    const double* x = P.Xt.colptr(pick);
-    bool duplicate = false;
-    for (uword l = 0; l < chosen && !duplicate; ++l)
-      duplicate = std::equal(x, x + p, Ct.colptr(l));
-    if (!duplicate) Ct.col(chosen++) = P.Xt.col(pick);
+  uword chosen = 0, t = 0;
+  // In rounds of as many draws as centres are missing, each round's rows fetched at
+  // once (one partial pass when streamed): a row adds one centre at most, so no round
+  // draws past the point where the one-at-a-time loop would stop, and the draws are
+  // the same.
+  while (t < n && chosen < k) {
+    arma::uvec picks(std::min<uword>(k - chosen, n - t));
+    for (uword q = 0; q < picks.n_elem; ++q, ++t) {
+      const uword j = t + rng.below(n - t);
+      picks[q] = at(j);
+      swapped[j] = at(t);
+    }
+    const arma::mat got = src.fetch(picks);
+    for (uword q = 0; q < picks.n_elem; ++q) {
+      const double* x = got.colptr(q);
+      bool duplicate = false;
+      for (uword l = 0; l < chosen && !duplicate; ++l) duplicate = std::equal(x, x + p, Ct.colptr(l));
+      if (!duplicate) Ct.col(chosen++) = got.col(q);
+    }
   }
   if (chosen < k) throw Error("internal: random seeding found too few distinct rows", kExitSoftware);
   return Ct;
@@ -191,7 +208,8 @@ arma::uvec kmeanspp_rows(const arma::mat& X, std::size_t k, std::size_t local_tr
   // rounding bound shrinks.
   const Points P = make_points(X, arma::mean(X, 0), arma::rowvec());
   const Chunking ch(P.n(), P.p(), k);
-  return seed_kmeanspp(P, ch, k, std::max<std::size_t>(local_trials, 1), rng);
+  MemorySource src(P);
+  return seed_kmeanspp(src, ch, k, std::max<std::size_t>(local_trials, 1), rng);
 }
 
 std::size_t count_distinct_rows(const arma::mat& X, std::size_t stop_at) {

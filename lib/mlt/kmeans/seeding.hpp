@@ -34,18 +34,24 @@ arma::uvec kmeanspp_rows(const arma::mat& X, std::size_t k, std::size_t local_tr
 std::size_t count_distinct_rows(const arma::mat& X, std::size_t stop_at = 0);
 
 // ---------------------------------------------------------------- on prepared points
-// As KMeans::fit calls them: points P in kmeans/assign.hpp's layout, chunked by ch.
+// As KMeans::fit calls them: the points of a source (kmeans/source.hpp: in memory, or
+// re-read from a file for a streamed fit, with the same result), chunked by ch. Each
+// seeding reads the source once per centre and fetches the rows it draws (a partial
+// read when streamed).
+class BlockSource;
 
 // Row indices of k seeds. Rows at distance 0 of a chosen seed are never drawn, so the
 // seeds are distinct rows; once every row is at distance 0 (fewer distinct rows than
 // k: KMeans::fit refuses that case before, kmeanspp_rows allows it) the rest are
 // drawn uniformly among the rows not chosen yet.
-arma::uvec seed_kmeanspp(const Points& P, const Chunking& ch, arma::uword k, arma::uword trials, Random& rng);
+// With `centres`, also their points (p x k), as fetched on the way: no pass of its own.
+arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, arma::uword k, arma::uword trials, Random& rng,
+                         arma::mat* centres = nullptr);
 // Centres (p x k): farthest-first.
-arma::mat seed_farthest(const Points& P, const Chunking& ch, arma::uword k, Random& rng);
+arma::mat seed_farthest(BlockSource& src, const Chunking& ch, arma::uword k, Random& rng);
 // Centres (p x k): k rows with distinct values, uniformly (a lazy Fisher-Yates over row
 // indices). Throws if there are fewer than k distinct rows.
-arma::mat seed_random(const Points& P, arma::uword k, Random& rng);
+arma::mat seed_random(BlockSource& src, arma::uword k, Random& rng);
 // Distinct columns of a p x n matrix, stopping once `stop_at` are found (0: never).
 std::size_t distinct_columns(const arma::mat& Xt, std::size_t stop_at);
 

@@ -1,0 +1,60 @@
+// A verb that applies an unsupervised model to DATA and writes one CSV row per input
+// row (`mlt kmeans predict`, and the shape of `mlt pca transform`), written once:
+// MODEL, DATA matched to the model's features, --keep, -o, and the refusal of an
+// output that is an input. The algorithm says which columns its rows get, and may add
+// one flag that changes them (k-means' --distances; pca's --reconstruct would be one).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "data_options.hpp"
+#include "model_io.hpp"
+#include "output.hpp"
+
+namespace mlt::app {
+
+template <class E>
+struct ApplyVerb {
+  std::string name;         // "predict", "transform"
+  std::string description;  // the verb's --help line
+  struct Flag {
+    std::string name, help;
+  };
+  std::optional<Flag> flag = std::nullopt;
+  // The output columns of the rows of X (names, m x |names| values); `flag`: whether
+  // the verb's flag was given.
+  std::function<std::pair<Names, arma::mat>(const E&, const arma::mat& X, bool flag)> columns;
+};
+
+template <class E>
+CLI::App* add_apply_verb(CLI::App* command, ApplyVerb<E> verb) {
+  struct Options {
+    std::string model;
+    DataOptions data;
+    std::string output = "-";
+    bool flag = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* sub = command->add_subcommand(verb.name, verb.description);
+  sub->add_option("model", opt->model, std::string("Model file from mlt ") + E::kind + " fit")->required();
+  add_data_options(sub, opt->data);
+  add_keep_option(sub, opt->data);
+  sub->add_option("-o,--output", opt->output, "CSV file to write (default: standard output)");
+  if (verb.flag) sub->add_flag(verb.flag->name, opt->flag, verb.flag->help);
+  sub->callback([opt, columns = verb.columns] {
+    refuse_overwrite(opt->output, {opt->data.path, opt->model});
+    const LoadedModel model = read_model(opt->model, E::kind);
+    const E estimator = E::load(model.reader);
+    const io::Table data = read_data_for(model.schema, opt->data);
+    const auto [names, values] = columns(estimator, data.X, opt->flag);
+    const KeptColumns kept = kept_columns(data, opt->data);
+    write_csv(opt->output, kept.before({{}, {}, names, &values}));
+  });
+  return sub;
+}
+
+}  // namespace mlt::app
