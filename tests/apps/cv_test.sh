@@ -29,10 +29,12 @@ PY
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold --score reconstruction_mse
 check "pca cv --json runs" test "$rc" -eq 0
 check "pca cv matches scikit-learn on the same folds" compare_to_sklearn "$out" grid
-# No progress when stderr is not a terminal: only the note that the best k is the
-# grid's largest.
-check "nothing on stderr when it is not a terminal but the edge note" \
-  test "$err" = "mlt: cv: the best n_components, 4, is the largest of the grid: the optimum may lie beyond it; widen the grid"
+# No progress when stderr is not a terminal, and no edge note: the best k, 4, is the
+# grid's largest but also p, beyond which nothing lies.
+check "nothing on stderr when it is not a terminal, and no edge note at k = p" test -z "$err"
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:3 --score reconstruction_mse
+check "the edge note below the ceiling" \
+  test "$err" = "mlt: cv: the best n_components, 3, is the largest of the grid: the optimum may lie beyond it; widen the grid"
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4 --json --per-fold --standardize --score reconstruction_mse
 check "pca cv --standardize matches a scikit-learn pipeline (scaler fitted per fold)" compare_to_sklearn "$out" grid_standardized
 
