@@ -203,7 +203,10 @@ void OutputFile::commit() {
 // is locked and kept.
 void OutputFile::remove_stale_temporaries() const {
   const std::string dir = directory_of(target_);
-  const std::string prefix = "." + base_name(target_) + ".tmp-";
+  // Appended rather than "." + base_name(...): GCC 12 warns on that operator+ at -O3
+  // (-Wstringop-overflow, a false positive: GCC bug 105651).
+  std::string prefix = ".";
+  prefix.append(base_name(target_)).append(".tmp-");
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
   while (const dirent* entry = ::readdir(d)) {
