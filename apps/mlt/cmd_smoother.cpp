@@ -64,9 +64,14 @@ void setup_smoother(CLI::App& app) {
 
   add_fit_verb<Smoother>(cmd, CvTask::regression, "Keep the training set of DATA (and the window) as a model",
                          {.summary = [](const Smoother& m, const FitData&) {
-                            return "smoother: " + std::to_string(m.n_train()) + " training rows, " +
-                                   std::to_string(m.n_features()) + " features, " + name_of(m.params().window) +
-                                   " window";
+                            const auto& k = m.params().kernel;
+                            const std::string input =
+                                !k || !*structured_input(k->type) ? std::to_string(m.n_features()) + " features, "
+                                : k->type == KernelType::precomputed ? "kernel values, "
+                                                                     : std::string(structured_input(k->type)) + " rows, ";
+                            return "smoother: " + std::to_string(m.n_train()) + " training rows, " + input +
+                                   name_of(m.params().window) + " window" +
+                                   (k ? ", " + name_of(k->type) + " kernel distance" : "");
                           },
                           .task = [](const Smoother::Params& p) {
                             return p.classification ? CvTask::classification : CvTask::regression;
