@@ -112,22 +112,23 @@ arma::mat Smoother::smooth(const arma::mat& Q, double bandwidth, SmootherWindow 
   const bool with_kernel = params_.kernel.has_value();
   const arma::mat Qt = with_kernel ? arma::mat() : Q.t();
   const arma::mat Yt = Y_.t();
-  arma::mat out(t, m);  // a column per query: each task writes its own columns
-  const arma::uword block = 64;
-  const std::size_t n_tasks = (m + block - 1) / block;
-  std::vector<std::size_t> empty(n_tasks, 0);
+  arma::mat out(t, m);                          // a column per query: each task writes its own columns
+  std::vector<unsigned char> empty(m, 0);        // and its own flags
   const double h2 = bandwidth * bandwidth;
   // With a kernel, the kernel's own (possibly parallel) Gram computation for a batch of
-  // queries, then the windows on our threads; without one, a single batch.
-  const arma::uword batch = with_kernel ? 4 * block : std::max<arma::uword>(m, 1);
+  // queries, at most 256 and 2^22 distances (32 MB), then the windows on our threads in
+  // tasks of 8 queries; without one, a single batch in tasks of 64.
+  const arma::uword block = with_kernel ? 8 : 64;
+  const arma::uword batch = with_kernel ? std::clamp<arma::uword>((arma::uword(1) << 22) / std::max<arma::uword>(n, 1),
+                                                                  block, 256)
+                                        : std::max<arma::uword>(m, 1);
   arma::mat D2;  // batch x n kernel distances
   for (arma::uword b0 = 0; b0 < m; b0 += batch) {
     const arma::uword b1 = std::min(m, b0 + batch);
     if (with_kernel) D2 = kernel_distances(Q, b0, b1);
     parallel_for((b1 - b0 + block - 1) / block, [&](std::size_t part) {
-      const std::size_t task = b0 / block + part;
       std::vector<double> d2(n), num(t);
-      const arma::uword first = task * block, last = std::min<arma::uword>(b1, first + block);
+      const arma::uword first = b0 + part * block, last = std::min<arma::uword>(b1, first + block);
       for (arma::uword q = first; q < last; ++q) {
         const arma::uword skip = leave_one_out ? q : n;
         double nearest = std::numeric_limits<double>::infinity();
@@ -177,15 +178,12 @@ arma::mat Smoother::smooth(const arma::mat& Q, double bandwidth, SmootherWindow 
           for (arma::uword k = 0; k < t; ++k) out(k, q) = num[k] / den;
         } else {  // the notes' rule: the mean of Y (of the rows the prediction may use)
           out.col(q) = (leave_one_out ? mean_of_rows(Yt, q) : mean_).t();
-          ++empty[task];
+          empty[q] = 1;
         }
       }
     });
   }
-  if (n_empty) {
-    *n_empty = 0;
-    for (std::size_t e : empty) *n_empty += e;
-  }
+  if (n_empty) *n_empty = static_cast<std::size_t>(std::count(empty.begin(), empty.end(), 1));
   return out.t();
 }
 

@@ -36,8 +36,8 @@
 // structured kernel: encoded rows, mlt/kernel.hpp).
 // Cost: fit O(n p) (a copy); predict O(m n p) on thread_count() threads, O(n + t)
 // memory per thread beyond the output (one row's distances at a time). With a kernel,
-// the m x n kernel values are computed in blocks of 256 queries (O(256 n) memory) at
-// the kernel's cost (Kernel::gram), then weighted as above.
+// the m x n kernel values are computed in batches of up to 256 queries and 2^22
+// values (32 MB) at the kernel's cost (Kernel::gram), then weighted as above.
 #pragma once
 
 #include <cstddef>
