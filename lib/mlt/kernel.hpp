@@ -78,8 +78,9 @@ class Kernel {
 
   // K(i, j) = k(A.row(i), B.row(j)); A: m x p, B: n x p -> m x n (structured
   // kernels: encoded rows, any widths). Entry (i, j) depends only on rows i and j
-  // (exactly symmetric when A is B). Normalized: DataError
-  // for a row with k(x, x) <= 0.
+  // (exactly symmetric when A is B; precomputed: the user's values, as given).
+  // Normalized: DataError for a row with k(x, x) <= 0. Precomputed: DataError for a
+  // pair of rows neither of which is a training row.
   arma::mat gram(const arma::mat& A, const arma::mat& B) const;
   // The same bits, for a caller that keeps A's squared row norms (rowwise::squared_norms(A))
   // and asks for many columns against it: the rbf kernel then skips recomputing them
