@@ -20,14 +20,24 @@
 namespace mlt::app {
 namespace {
 
+bool same_kernel(const std::optional<KernelParams>& a, const std::optional<KernelParams>& b) {
+  if (!a || !b) return !a && !b;
+  return a->type == b->type && a->gamma == b->gamma && a->sigma == b->sigma && a->degree == b->degree &&
+         a->coef0 == b->coef0 && a->normalize == b->normalize && a->kmer == b->kmer &&
+         a->walk_length == b->walk_length;
+}
+
 // cv --loo: every grid point's leave-one-out predictions in closed form, once for all
 // the one-row splits (cv::SmootherLoo); not with --standardize, where the closed form
-// is not the refit.
+// is not the refit, nor for a grid over the kernel (the closed form varies the
+// bandwidth and window of one fitted smoother, whose distances are the base kernel's).
 template <class Target>
 std::optional<FastPath> loo_path(const FastPathInput<Smoother, Target>& in) {
   if (!cv::is_leave_one_out(in.folds) || !cv::SmootherLoo::applies(in.base)) return std::nullopt;
   std::vector<Smoother::Params> points(in.grid.size(), in.base);
   for (std::size_t p = 0; p < points.size(); ++p) in.apply(points[p], in.grid.point(p));
+  for (const Smoother::Params& q : points)
+    if (!same_kernel(q.kernel, in.base.kernel)) return std::nullopt;
   auto loo = std::make_shared<const cv::SmootherLoo>(in.X, in.y, in.base, points);
   FastPath fast;
   fast.group = [](std::size_t) { return std::size_t{0}; };
@@ -49,13 +59,19 @@ void setup_smoother(CLI::App& app) {
       "  mlt smoother score diabetes.smoother data/diabetes.csv --json\n"
       "  mlt smoother cv data/diabetes.csv --bandwidth 5:200:12 --window box,epanechnikov,gaussian --loo\n"
       "  mlt smoother fit data/iris.csv --classification --window epanechnikov --bandwidth 1 -o iris.smoother\n"
-      "  mlt smoother predict iris.smoother data/iris.csv --proba");
+      "  mlt smoother predict iris.smoother data/iris.csv --proba\n"
+      "  mlt smoother cv sequences.csv --kernel spectrum --kmer 3 --normalize --bandwidth 0.2:1:9 --loo");
 
   add_fit_verb<Smoother>(cmd, CvTask::regression, "Keep the training set of DATA (and the window) as a model",
                          {.summary = [](const Smoother& m, const FitData&) {
-                            return "smoother: " + std::to_string(m.n_train()) + " training rows, " +
-                                   std::to_string(m.n_features()) + " features, " + name_of(m.params().window) +
-                                   " window";
+                            const auto& k = m.params().kernel;
+                            const std::string input =
+                                !k || !*structured_input(k->type) ? std::to_string(m.n_features()) + " features, "
+                                : k->type == KernelType::precomputed ? "kernel values, "
+                                                                     : std::string(structured_input(k->type)) + " rows, ";
+                            return "smoother: " + std::to_string(m.n_train()) + " training rows, " + input +
+                                   name_of(m.params().window) + " window" +
+                                   (k ? ", " + name_of(k->type) + " kernel distance" : "");
                           },
                           .task = [](const Smoother::Params& p) {
                             return p.classification ? CvTask::classification : CvTask::regression;

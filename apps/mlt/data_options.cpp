@@ -8,6 +8,7 @@
 #include "mlt/core/names.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/kernel_graphs.hpp"
+#include "mlt/kernel_precomputed.hpp"
 #include "mlt/kernel_strings.hpp"
 
 namespace mlt::app {
@@ -20,8 +21,17 @@ void report_read(PhaseTimer& timer, const io::Table& t) {
   timer.set_detail(buf);
 }
 // Moves the one feature column, read as text (the last of t.text), into t.X,
-// encoded as `kind` ("text" or "graph") asks.
-void encode_structured(io::Table& t, const std::string& kind) {
+// encoded as `kind` ("text" or "graph") asks; "precomputed": t.X's kernel values get
+// their rows' training indices (`training`) or none (kernel_precomputed.hpp).
+void encode_structured(io::Table& t, const std::string& kind, bool training) {
+  if (kind == "precomputed") {
+    try {
+      t.X = training ? encode_precomputed_training(t.X) : encode_precomputed_queries(t.X);
+    } catch (const DataError& e) {
+      throw DataError(t.source + ": " + e.what());
+    }
+    return;
+  }
   if (t.feature_names.size() != 1) {
     std::string list;
     for (const std::string& f : t.feature_names) list += (list.empty() ? "" : ", ") + f;
@@ -82,10 +92,10 @@ io::Table read_training_data(const DataOptions& opt, const Names& text_columns) 
   io::ColumnSelection sel;
   sel.text = text_columns;
   sel.ignore = opt.ignore;
-  sel.features_as_text = !opt.structured.empty();
+  sel.features_as_text = !opt.structured.empty() && opt.structured != "precomputed";
   PhaseTimer timer("read");
   io::Table t = io::read_csv(opt.path, csv_options(opt), sel);
-  if (sel.features_as_text) encode_structured(t, opt.structured);
+  if (!opt.structured.empty()) encode_structured(t, opt.structured, true);
   report_read(timer, t);
   report_dropped(t);
   return t;
@@ -107,7 +117,7 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   for (const std::string& i : opt.ignore)
     if (!has(opt.keep, i)) sel.ignore.push_back(i);  // kept, so not skipped
   if (by_name) sel.features = schema.features;
-  sel.features_as_text = !schema.structured.empty();
+  sel.features_as_text = !schema.structured.empty() && schema.structured != "precomputed";
   io::Table t;
   PhaseTimer timer("read");
   try {
@@ -127,7 +137,7 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   if (n_features != schema.features.size())
     throw DataError(t.source + ": model trained on " + std::to_string(schema.features.size()) +
                     " features, input has " + std::to_string(n_features));
-  if (sel.features_as_text) encode_structured(t, schema.structured);
+  if (!schema.structured.empty()) encode_structured(t, schema.structured, false);
   // What fit refuses, predict, transform and score refuse too: the same bound on |x|
   // keeps squares and products (distances, kernels, scores) finite.
   try {

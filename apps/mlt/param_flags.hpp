@@ -113,23 +113,30 @@ ParamFlags<P> add_param_flags(CLI::App* cmd, P& params, const ParamTable<P>& tab
   return add_param_flags(cmd, params, table, [](const Param<P>&) { return true; });
 }
 
-// What the estimator's kernel reads, from its declared `kernel`: "" numbers, "text"
-// or "graph" (mlt/kernel.hpp's structured_input). Refuses --standardize with a
-// structured kernel: its features are strings or graphs, not numbers to z-score.
+// The estimator's kernel, or null when it has none: `kernel` is a KernelParams (krr),
+// one behind `kernelized` (logreg, svm, perceptron, pca) or an optional (knn, smoother).
+template <class P>
+const KernelParams* kernel_of(const P& p) {
+  if constexpr (requires { p.kernelized; p.kernel.type; }) return p.kernelized ? &p.kernel : nullptr;
+  else if constexpr (requires { p.kernel.type; }) return &p.kernel;
+  else if constexpr (requires { p.kernel->type; }) return p.kernel ? &*p.kernel : nullptr;
+  else return nullptr;
+}
+
+// What the estimator's kernel reads, from its declared `kernel`: "" numbers, "text",
+// "graph" or "precomputed" (mlt/kernel.hpp's structured_input). Refuses --standardize
+// with those: their features are strings, graphs or kernel values, not numbers to z-score.
 template <class P>
 std::string structured_input_of(const P& p) {
-  // The kernel's own parameters say which it is: `kmer` applies to the spectrum
-  // kernel only, `walk_length` to the walk kernel only (kernel_param_table).
-  std::string input;
+  const KernelParams* k = kernel_of(p);
+  const std::string input = k ? structured_input(k->type) : "";
   bool standardize = false;
-  for (const Param<P>& d : P::table()) {
-    if (d.name == "kmer" && d.applies(p)) input = structured_input(KernelType::spectrum);
-    if (d.name == "walk_length" && d.applies(p)) input = structured_input(KernelType::walk);
+  for (const Param<P>& d : P::table())
     if (d.name == "standardize") standardize = d.json(p) == nlohmann::json(true);
-  }
   if (!input.empty() && standardize)
-    throw UsageError(std::string("--standardize does not apply to the ") + (input == "text" ? "spectrum" : "walk") +
-                     " kernel: its samples are " + (input == "text" ? "strings" : "graphs") + ", not numbers");
+    throw UsageError("--standardize does not apply to the " + name_of(k->type) + " kernel: its samples are " +
+                     (input == "text" ? "strings" : input == "graph" ? "graphs" : "rows of kernel values") +
+                     ", not features to z-score");
   return input;
 }
 

@@ -9,6 +9,7 @@
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/kernel_graphs.hpp"
+#include "mlt/kernel_precomputed.hpp"
 #include "mlt/kernel_strings.hpp"
 
 namespace mlt {
@@ -86,6 +87,9 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
   if (params.type == KernelType::walk &&
       !(params.walk_length >= 0 && params.walk_length <= 1000 && params.walk_length == std::floor(params.walk_length)))
     throw UsageError("`walk_length` must be a whole number from 0 to 1000");
+  if (params.normalize && params.type == KernelType::precomputed)
+    throw UsageError("`normalize` does not apply to a precomputed kernel (a new row's k(x, x) is not given); "
+                     "normalize the Gram matrix before");
   if (params.normalize && params.type != KernelType::linear && params.type != KernelType::poly &&
       !*structured_input(params.type))
     throw UsageError("`normalize` applies to the linear, poly, spectrum and walk kernels only (" + name_of(params.type) +
@@ -102,10 +106,13 @@ Kernel::Kernel(const KernelParams& params, std::size_t n_features) : params_(par
 }
 
 const char* structured_input(KernelType type) {
-  return type == KernelType::spectrum ? "text" : type == KernelType::walk ? "graph" : "";
+  return type == KernelType::spectrum      ? "text"
+         : type == KernelType::walk        ? "graph"
+         : type == KernelType::precomputed ? "precomputed"
+                                           : "";
 }
 
-bool is_positive_semidefinite(const KernelParams& kernel) {
+bool is_positive_semidefinite(const KernelParams& kernel) {  // precomputed: the user's word
   return kernel.type != KernelType::sigmoid && !(kernel.type == KernelType::poly && kernel.coef0 < 0);
 }
 
@@ -138,7 +145,23 @@ arma::mat Kernel::compute_gram(const arma::mat& A, const arma::vec* a_norms, con
 }
 
 void Kernel::check_input(std::size_t n_features, const arma::mat& X) const {
+  if (params_.type == KernelType::precomputed && X.n_cols != n_features)
+    throw DataError("a precomputed kernel's rows hold the kernel values against the " + std::to_string(n_features - 1) +
+                    " training rows, and the input has " + std::to_string(X.n_cols - 1) + " values per row");
   if (!*structured_input(params_.type)) check_n_features(n_features, X);
+}
+
+arma::mat kernel_squared_distances(const Kernel& kernel, const arma::mat& A, const arma::vec& a_diag,
+                                   const arma::mat& B, const arma::vec& b_diag) {
+  arma::mat D = kernel.gram(A, B);
+  if (!D.is_finite() || !a_diag.is_finite() || !b_diag.is_finite())
+    throw DataError("kernel values overflow; rescale the data or change the kernel");
+  for (arma::uword j = 0; j < D.n_cols; ++j)
+    for (arma::uword i = 0; i < D.n_rows; ++i) {
+      const double d2 = a_diag[i] + b_diag[j] - 2 * D(i, j);
+      D(i, j) = d2 > 0 ? d2 : 0.0;
+    }
+  return D;
 }
 
 arma::vec Kernel::diagonal(const arma::mat& A) const {
@@ -178,6 +201,8 @@ arma::mat Kernel::raw_gram(const arma::mat& A, const arma::vec* a_norms, const a
       return &A == &B ? spectrum_gram(A, A, kmer()) : spectrum_gram(A, B, kmer());
     case KernelType::walk:
       return &A == &B ? walk_gram(A, A, walk_length()) : walk_gram(A, B, walk_length());
+    case KernelType::precomputed:
+      return precomputed_gram(A, B);
   }
   return {};
 }
@@ -185,6 +210,7 @@ arma::mat Kernel::raw_gram(const arma::mat& A, const arma::vec* a_norms, const a
 arma::vec Kernel::raw_diagonal(const arma::mat& A) const {
   if (params_.type == KernelType::spectrum) return spectrum_diagonal(A, kmer());
   if (params_.type == KernelType::walk) return walk_diagonal(A, walk_length());
+  if (params_.type == KernelType::precomputed) return precomputed_diagonal(A);
   const arma::vec sq = rowwise::squared_norms(A);
   switch (params_.type) {
     case KernelType::linear: return sq;
@@ -194,7 +220,8 @@ arma::vec Kernel::raw_diagonal(const arma::mat& A) const {
     case KernelType::exponential: return arma::ones<arma::vec>(A.n_rows);
     case KernelType::sigmoid: return arma::tanh(gamma_ * sq + params_.coef0);
     case KernelType::spectrum:
-    case KernelType::walk: break;
+    case KernelType::walk:
+    case KernelType::precomputed: break;
   }
   return {};
 }

@@ -9,6 +9,7 @@
 //   sigmoid      tanh(gamma <x, x'> + coef0)
 //   spectrum     Σ_u c_u(x) c_u(x') over k-mers u (`kmer`), on strings: kernel_strings.hpp
 //   walk         walks of `walk_length` with equal labels, on graphs: kernel_graphs.hpp
+//   precomputed  the user's own values, read off rows that carry them: kernel_precomputed.hpp
 // and, with `normalize` (linear, poly, spectrum and walk; the others have k(x, x) = 1
 // already, or no positive k(x, x)), the normalized kernel of the notes
 //   k(x, x') / sqrt(k(x, x) k(x', x'))
@@ -33,7 +34,7 @@
 
 namespace mlt {
 
-enum class KernelType { linear, poly, rbf, laplacian, exponential, sigmoid, spectrum, walk };
+enum class KernelType { linear, poly, rbf, laplacian, exponential, sigmoid, spectrum, walk, precomputed };
 
 struct KernelParams {
   KernelType type = KernelType::rbf;
@@ -48,10 +49,12 @@ struct KernelParams {
 
 // Whether the kernel reads structured samples (a text column encoded by
 // encode_strings, a graph column by encode_graphs) instead of numeric features, and
-// which: "text", "graph", or "" for the numeric kernels.
+// which: "text", "graph", "precomputed" (numeric columns of kernel values, encoded
+// with each row's training index: kernel_precomputed.hpp), or "" for the numeric
+// kernels.
 const char* structured_input(KernelType type);
 
-inline constexpr NameTable<KernelType, 10> kKernelNames{
+inline constexpr NameTable<KernelType, 11> kKernelNames{
     "kernel",
     {{{KernelType::linear, "linear"},
       {KernelType::poly, "poly"},
@@ -61,6 +64,7 @@ inline constexpr NameTable<KernelType, 10> kKernelNames{
       {KernelType::sigmoid, "sigmoid"},
       {KernelType::spectrum, "spectrum"},
       {KernelType::walk, "walk"},
+      {KernelType::precomputed, "precomputed"},
       {KernelType::poly, "polynomial"},
       {KernelType::rbf, "gaussian"}}}};
 constexpr const auto& name_table(KernelType) { return kKernelNames; }
@@ -74,8 +78,9 @@ class Kernel {
 
   // K(i, j) = k(A.row(i), B.row(j)); A: m x p, B: n x p -> m x n (structured
   // kernels: encoded rows, any widths). Entry (i, j) depends only on rows i and j
-  // (exactly symmetric when A is B). Normalized: DataError
-  // for a row with k(x, x) <= 0.
+  // (exactly symmetric when A is B; precomputed: the user's values, as given).
+  // Normalized: DataError for a row with k(x, x) <= 0. Precomputed: DataError for a
+  // pair of rows neither of which is a training row.
   arma::mat gram(const arma::mat& A, const arma::mat& B) const;
   // The same bits, for a caller that keeps A's squared row norms (rowwise::squared_norms(A))
   // and asks for many columns against it: the rbf kernel then skips recomputing them
@@ -89,7 +94,8 @@ class Kernel {
   int kmer() const { return static_cast<int>(params_.kmer); }
   int walk_length() const { return static_cast<int>(params_.walk_length); }
   // Whether X's rows are the kernel's input: its width for the numeric kernels (the
-  // model's n_features), any width for the structured kernels (rows say their size).
+  // model's n_features), any width for the structured kernels (rows say their size);
+  // for a precomputed kernel, a value for each of the model's training rows.
   void check_input(std::size_t n_features, const arma::mat& X) const;
 
   // Stored under header()["kernel"].
@@ -106,12 +112,22 @@ class Kernel {
   double gamma_ = 1;  // resolved
 };
 
+// The kernel-induced squared distance of the lecture notes,
+//   d(a_i, b_j)² = k(a_i, a_i) + k(b_j, b_j) − 2 k(a_i, b_j),
+// A: m rows, B: n rows, given their diagonals (kernel.diagonal) -> m x n, clamped at 0
+// (rounding leaves tiny negatives for (near-)identical points under a PSD kernel).
+// Entry (i, j) depends only on rows i and j. DataError when a kernel value overflows.
+// Used by knn's kernel distance and the smoother's.
+arma::mat kernel_squared_distances(const Kernel& kernel, const arma::mat& A, const arma::vec& a_diag,
+                                   const arma::mat& B, const arma::vec& b_diag);
+
 // For the methods whose problem needs a positive semi-definite kernel (kernel logistic
 // regression: with an indefinite Gram matrix its penalty qᵀKq and objective are
 // unbounded below; knn's kernel distance: d² = k(x,x) + k(y,y) − 2k(x,y) can be
 // negative): UsageError, naming `why`, for the kernels that are not PSD on every data
 // set: sigmoid, and poly with coef0 < 0. (krr, the SVM, the perceptron and kernel PCA
-// are defined without it and say so when the data show it.)
+// are defined without it and say so when the data show it.) A precomputed kernel is
+// accepted: whether it is PSD is the user's to vouch for.
 void require_positive_semidefinite(const KernelParams& kernel, const std::string& why);
 bool is_positive_semidefinite(const KernelParams& kernel);  // the kernels it accepts
 

@@ -104,7 +104,12 @@ Knn::Neighbors Knn::kernel_search(const arma::mat& Z, std::size_t k) const {
   Neighbors out;
   out.index.set_size(m, k);
   out.distance.set_size(m, k);
-  const arma::vec kq = kernel_.diagonal(Z);
+  arma::vec kq;
+  try {
+    kq = kernel_.diagonal(Z);
+  } catch (const DataError& e) {
+    throw DataError(std::string("the kernel distance d^2 = k(x,x) + k(y,y) - 2k(x,y) needs k(x, x): ") + e.what());
+  }
   constexpr arma::uword kQueries = 256, kRows = 2048;
   std::vector<knn::TopK> tops;
   for (arma::uword q0 = 0; q0 < m; q0 += kQueries) {
@@ -113,15 +118,10 @@ Knn::Neighbors Knn::kernel_search(const arma::mat& Z, std::size_t k) const {
     tops.assign(q1 - q0, knn::TopK(k));
     for (arma::uword r0 = 0; r0 < n; r0 += kRows) {
       const arma::uword r1 = std::min(n, r0 + kRows);
-      const arma::mat G = kernel_.gram(Zb, X_.rows(r0, r1 - 1));  // (q1 - q0) x (r1 - r0)
-      if (!G.is_finite() || !kq.is_finite())
-        throw DataError("kernel values overflow; rescale the data or change the kernel");
-      for (arma::uword j = 0; j < G.n_cols; ++j)
-        for (arma::uword i = 0; i < G.n_rows; ++i) {
-          const double d2 = kq[q0 + i] + kernel_diag_[r0 + j] - 2 * G(i, j);
-          // Rounding can leave d² < 0 for (near-)identical points (the kernel is PSD: fit checks).
-          tops[i].offer(d2 > 0 ? d2 : 0.0, r0 + j);
-        }
+      const arma::mat D2 = kernel_squared_distances(kernel_, Zb, kq.subvec(q0, q1 - 1), X_.rows(r0, r1 - 1),
+                                                    kernel_diag_.subvec(r0, r1 - 1));  // (q1 - q0) x (r1 - r0)
+      for (arma::uword j = 0; j < D2.n_cols; ++j)
+        for (arma::uword i = 0; i < D2.n_rows; ++i) tops[i].offer(D2(i, j), r0 + j);
     }
     for (arma::uword i = 0; i < q1 - q0; ++i) tops[i].write(q0 + i, out);
   }
@@ -249,7 +249,8 @@ const ParamTable<KnnParams>& KnnParams::table() {
     // Giving a kernel measures distances in its feature space.
     Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; },
                                 "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of the metric: "
-                                "linear, poly, rbf, laplacian, exponential, spectrum (strings) or walk (graphs) (brute-force search)");
+                                "linear, poly, rbf, laplacian, exponential, spectrum (strings), walk (graphs) or "
+                                "precomputed (DATA is the Gram matrix; new rows need k(x,x): refused) (brute-force search)");
     kernel.set = [](P& p, const ParamValue& v) {
       if (!p.kernel) p.kernel = KernelParams{};
       p.kernel->type = parse_name<KernelType>(v.text);

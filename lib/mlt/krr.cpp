@@ -356,7 +356,8 @@ const ParamTable<KrrParams>& KrrParams::table() {
     d.push_back(negated_flag<P>("fit_intercept", "no-intercept", &P::fit_intercept,
                                 "Fit no intercept (b = 0, as scikit-learn's KernelRidge)"));
     d.push_back(choice<P>("kernel", [](auto& p) -> auto& { return p.kernel.type; },
-                          "linear, poly, rbf, laplacian, exponential, sigmoid, spectrum (strings) or walk (graphs)"));
+                          "linear, poly, rbf, laplacian, exponential, sigmoid, spectrum (strings), walk (graphs) or "
+                          "precomputed (DATA holds the Gram matrix)"));
     d.back().required = true;
     for (Param<P>& k : kernel_param_table<P>([](P& p) { return &p.kernel; },
                                              [](const P& p) { return &p.kernel; }))

@@ -446,8 +446,8 @@ const ParamTable<LogRegParams>& LogRegParams::table() {
                         Bounds::at_least(0)));
     // Giving a kernel makes the model kernel logistic regression.
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Kernel logistic regression: rbf, poly, laplacian, linear, exponential, spectrum (strings) or walk "
-             "(graphs) (default: the "
+             "Kernel logistic regression: rbf, poly, laplacian, linear, exponential, spectrum (strings), walk "
+             "(graphs) or precomputed (DATA holds the Gram matrix) (default: the "
              "linear model in the features)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));

@@ -570,7 +570,8 @@ const ParamTable<PcaParams>& PcaParams::table() {
     d.back().sweep = false;
     // Giving a kernel makes the model kernel PCA.
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid, linear, spectrum (strings) or walk (graphs) "
+             "Kernel PCA: rbf, poly, laplacian, exponential, sigmoid, linear, spectrum (strings), walk (graphs) or "
+             "precomputed (DATA holds the Gram matrix) "
              "(default: linear PCA in the "
              "features)"))
       d.push_back(std::move(k));

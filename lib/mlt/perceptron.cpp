@@ -387,8 +387,8 @@ const ParamTable<PerceptronParams>& PerceptronParams::table() {
                         "classes are not separable)"));
     // Giving a kernel makes it the dual ("kernel") perceptron.
     for (Param<P>& k : optional_kernel_param_table<P>(
-             "Dual (kernel) perceptron: rbf, poly, laplacian, sigmoid, linear, exponential, spectrum (strings) or "
-             "walk (graphs) (default: the "
+             "Dual (kernel) perceptron: rbf, poly, laplacian, sigmoid, linear, exponential, spectrum (strings), "
+             "walk (graphs) or precomputed (DATA holds the Gram matrix) (default: the "
              "primal form in the features)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize, "Standardize the features first (fitted on the training rows)"));

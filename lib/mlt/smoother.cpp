@@ -46,6 +46,13 @@ void Smoother::require_fitted() const {
 
 // X has passed check_fit_input.
 void Smoother::fit_rows(const arma::mat& X) {
+  kernel_ = Kernel();
+  kernel_diag_.reset();
+  if (params_.kernel) {
+    require_positive_semidefinite(*params_.kernel,
+                                  "the kernel-induced distance needs one (d^2 = k(x,x) + k(y,y) - 2k(x,y) can be negative)");
+    kernel_ = Kernel(*params_.kernel, X.n_cols);
+  }
   scaler_ = Standardizer();
   if (params_.standardize) {
     scaler_.fit(X);
@@ -54,6 +61,21 @@ void Smoother::fit_rows(const arma::mat& X) {
     X_ = X;
   }
   Xt_ = X_.t();
+  if (params_.kernel) {
+    kernel_diag_ = kernel_.diagonal(X_);
+    if (!kernel_diag_.is_finite()) throw DataError("kernel values overflow; rescale the data or change the kernel");
+  }
+}
+
+arma::mat Smoother::kernel_distances(const arma::mat& Q, arma::uword first, arma::uword last) const {
+  const arma::mat B = Q.rows(first, last - 1);
+  arma::vec diag;
+  try {
+    diag = kernel_.diagonal(B);
+  } catch (const DataError& e) {
+    throw DataError(std::string("the kernel distance d^2 = k(x,x) + k(y,y) - 2k(x,y) needs k(x, x): ") + e.what());
+  }
+  return kernel_squared_distances(kernel_, B, diag, X_, kernel_diag_);
 }
 
 Smoother& Smoother::fit(const arma::mat& X, const arma::mat& Y) {
@@ -87,72 +109,88 @@ Smoother& Smoother::fit(const arma::mat& X, const Labels& y, std::size_t n_class
 arma::mat Smoother::smooth(const arma::mat& Q, double bandwidth, SmootherWindow window, bool leave_one_out,
                            std::size_t* n_empty) const {
   const arma::uword m = Q.n_rows, n = X_.n_rows, p = X_.n_cols, t = Y_.n_cols;
-  const arma::mat Qt = Q.t();
+  const bool with_kernel = params_.kernel.has_value();
+  const arma::mat Qt = with_kernel ? arma::mat() : Q.t();
   const arma::mat Yt = Y_.t();
-  arma::mat out(t, m);  // a column per query: each task writes its own columns
-  const arma::uword block = 64;
-  const std::size_t n_tasks = (m + block - 1) / block;
-  std::vector<std::size_t> empty(n_tasks, 0);
+  arma::mat out(t, m);                          // a column per query: each task writes its own columns
+  std::vector<unsigned char> empty(m, 0);        // and its own flags
   const double h2 = bandwidth * bandwidth;
-  parallel_for(n_tasks, [&](std::size_t task) {
-    std::vector<double> d2(n), num(t);
-    const arma::uword first = task * block, last = std::min<arma::uword>(m, first + block);
-    for (arma::uword q = first; q < last; ++q) {
-      const double* x = Qt.colptr(q);
-      const arma::uword skip = leave_one_out ? q : n;
-      double nearest = std::numeric_limits<double>::infinity();
-      for (arma::uword j = 0; j < n; ++j) {
-        const double* r = Xt_.colptr(j);
-        double s = 0;
-        for (arma::uword k = 0; k < p; ++k) {
-          const double d = x[k] - r[k];
-          s += d * d;
-        }
-        d2[j] = s;
-        if (j != skip && s < nearest) nearest = s;
-      }
-      std::fill(num.begin(), num.end(), 0.0);
-      double den = 0;
-      for (arma::uword j = 0; j < n; ++j) {
-        if (j == skip) continue;
-        double w;
-        switch (window) {
-          case SmootherWindow::box:
-            w = std::sqrt(d2[j]) / bandwidth <= 1 ? 1.0 : 0.0;
-            break;
-          case SmootherWindow::epanechnikov: {
-            const double z = std::sqrt(d2[j]) / bandwidth;
-            w = z <= 1 ? 1.0 - z : 0.0;
-            break;
+  // With a kernel, the kernel's own (possibly parallel) Gram computation for a batch of
+  // queries, at most 256 and 2^22 distances (32 MB), then the windows on our threads in
+  // tasks of 8 queries; without one, a single batch in tasks of 64.
+  const arma::uword block = with_kernel ? 8 : 64;
+  const arma::uword batch = with_kernel ? std::clamp<arma::uword>((arma::uword(1) << 22) / std::max<arma::uword>(n, 1),
+                                                                  block, 256)
+                                        : std::max<arma::uword>(m, 1);
+  arma::mat D2;  // batch x n kernel distances
+  for (arma::uword b0 = 0; b0 < m; b0 += batch) {
+    const arma::uword b1 = std::min(m, b0 + batch);
+    if (with_kernel) D2 = kernel_distances(Q, b0, b1);
+    parallel_for((b1 - b0 + block - 1) / block, [&](std::size_t part) {
+      std::vector<double> d2(n), num(t);
+      const arma::uword first = b0 + part * block, last = std::min<arma::uword>(b1, first + block);
+      for (arma::uword q = first; q < last; ++q) {
+        const arma::uword skip = leave_one_out ? q : n;
+        double nearest = std::numeric_limits<double>::infinity();
+        if (with_kernel) {
+          for (arma::uword j = 0; j < n; ++j) {
+            d2[j] = D2(q - b0, j);
+            if (j != skip && d2[j] < nearest) nearest = d2[j];
           }
-          case SmootherWindow::gaussian:
-          default:
-            w = std::exp(-((d2[j] - nearest) / h2));
-            break;
+        } else {
+          const double* x = Qt.colptr(q);
+          for (arma::uword j = 0; j < n; ++j) {
+            const double* r = Xt_.colptr(j);
+            double s = 0;
+            for (arma::uword k = 0; k < p; ++k) {
+              const double d = x[k] - r[k];
+              s += d * d;
+            }
+            d2[j] = s;
+            if (j != skip && s < nearest) nearest = s;
+          }
         }
-        if (w == 0) continue;  // adds nothing to either sum
-        den += w;
-        const double* y = Yt.colptr(j);
-        for (arma::uword k = 0; k < t; ++k) num[k] += w * y[k];
+        std::fill(num.begin(), num.end(), 0.0);
+        double den = 0;
+        for (arma::uword j = 0; j < n; ++j) {
+          if (j == skip) continue;
+          double w;
+          switch (window) {
+            case SmootherWindow::box:
+              w = std::sqrt(d2[j]) / bandwidth <= 1 ? 1.0 : 0.0;
+              break;
+            case SmootherWindow::epanechnikov: {
+              const double z = std::sqrt(d2[j]) / bandwidth;
+              w = z <= 1 ? 1.0 - z : 0.0;
+              break;
+            }
+            case SmootherWindow::gaussian:
+            default:
+              w = std::exp(-((d2[j] - nearest) / h2));
+              break;
+          }
+          if (w == 0) continue;  // adds nothing to either sum
+          den += w;
+          const double* y = Yt.colptr(j);
+          for (arma::uword k = 0; k < t; ++k) num[k] += w * y[k];
+        }
+        if (den > 0) {
+          for (arma::uword k = 0; k < t; ++k) out(k, q) = num[k] / den;
+        } else {  // the notes' rule: the mean of Y (of the rows the prediction may use)
+          out.col(q) = (leave_one_out ? mean_of_rows(Yt, q) : mean_).t();
+          empty[q] = 1;
+        }
       }
-      if (den > 0) {
-        for (arma::uword k = 0; k < t; ++k) out(k, q) = num[k] / den;
-      } else {  // the notes' rule: the mean of Y (of the rows the prediction may use)
-        out.col(q) = (leave_one_out ? mean_of_rows(Yt, q) : mean_).t();
-        ++empty[task];
-      }
-    }
-  });
-  if (n_empty) {
-    *n_empty = 0;
-    for (std::size_t e : empty) *n_empty += e;
+    });
   }
+  if (n_empty) *n_empty = static_cast<std::size_t>(std::count(empty.begin(), empty.end(), 1));
   return out.t();
 }
 
 arma::mat Smoother::predict_values(const arma::mat& X, std::size_t* n_empty) const {
   require_fitted();
-  check_n_features(n_features(), X);
+  if (params_.kernel) kernel_.check_input(n_features(), X);
+  else check_n_features(n_features(), X);
   if (params_.standardize) return smooth(scaler_.transform(X), params_.bandwidth, params_.window, false, n_empty);
   return smooth(X, params_.bandwidth, params_.window, false, n_empty);
 }
@@ -194,6 +232,21 @@ const ParamTable<SmootherParams>& SmootherParams::table() {
     d.back().show_default = false;
     d.push_back(choice<P>("window", &P::window,
                           "Window W(z): box 1{|z| <= 1}, epanechnikov (1 - |z|) 1{|z| <= 1}, or gaussian exp(-|z|^2)"));
+    // Giving a kernel measures distances in its feature space, as knn's kernel distance.
+    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; },
+                                "Kernel-induced distance |x - x_i|^2 = k(x,x) + k(x_i,x_i) - 2k(x,x_i) instead of the "
+                                "Euclidean: linear, poly, rbf, laplacian, exponential, spectrum (strings), walk "
+                                "(graphs) or precomputed (DATA is the Gram matrix: fit and cv only)");
+    kernel.set = [](P& p, const ParamValue& v) {
+      if (!p.kernel) p.kernel = KernelParams{};
+      p.kernel->type = parse_name<KernelType>(v.text);
+    };
+    kernel.json = [](const P& p) { return nlohmann::json(p.kernel.has_value()); };
+    kernel.show_default = false;
+    d.push_back(std::move(kernel));
+    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernel ? &*p.kernel : nullptr; },
+                                             [](const P& p) { return p.kernel ? &*p.kernel : nullptr; }))
+      d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize,
                         "Scale each feature to zero mean and unit variance (fitted on the training rows) before "
                         "measuring distances"));
@@ -210,7 +263,10 @@ const ParamTable<SmootherParams>& SmootherParams::table() {
 void Smoother::save(io::ModelWriter& out) const {
   require_fitted();
   auto& h = out.header();
-  h["params"] = params_json(SmootherParams::table(), params_);
+  h["params"] = params_json(SmootherParams::table(), params_);  // "kernel": whether a kernel section follows
+  // gamma as resolved (from sigma, or 1 / n_features), as header()["kernel"] has it.
+  if (params_.kernel && h["params"].contains("gamma")) h["params"]["gamma"] = kernel_.gamma();
+  if (params_.kernel) kernel_.save(out);
   h["fitted"] = {{"n_features", n_features()}, {"n_train", n_train()}, {"n_outputs", Y_.n_cols}};
   if (params_.standardize) scaler_.save(out);
   out.add("train_X", X_);
@@ -233,7 +289,13 @@ Smoother Smoother::load(const io::ModelReader& in) {
   p.standardize = in.get<bool>("/params/standardize");
   p.classification = in.get<bool>("/params/classification");
   if (!(p.bandwidth > 0) || !std::isfinite(p.bandwidth)) in.fail("bandwidth must be > 0");
+  // A kernel section follows when true; absent before the smoother took kernels.
+  const bool with_kernel = in.get_or<bool>("/params/kernel", false);
   Smoother s(p);
+  if (with_kernel) {
+    s.kernel_ = Kernel::load(in);
+    s.params_.kernel = s.kernel_.params();
+  }
   const auto n_features = in.get<std::size_t>("/fitted/n_features");
   const auto n_train = in.get<std::size_t>("/fitted/n_train");
   const auto n_outputs = in.get<std::size_t>("/fitted/n_outputs");
@@ -253,6 +315,14 @@ Smoother Smoother::load(const io::ModelReader& in) {
     s.Y_ = in.matrix("train_Y", n_train, n_outputs);
   }
   s.mean_ = mean_of_rows(s.Y_.t(), n_train);
+  if (with_kernel) {
+    try {
+      s.kernel_diag_ = s.kernel_.diagonal(s.X_);
+    } catch (const DataError& e) {
+      in.fail(e.what());
+    }
+    if (!s.kernel_diag_.is_finite()) in.fail("kernel values overflow");
+  }
   return s;
 }
 

@@ -3,7 +3,12 @@
 //
 //   r(x) = Σᵢ W((x - Xᵢ)/h) Yᵢ / Σⱼ W((x - Xⱼ)/h)
 //
-// with the window h (`bandwidth`) and the notes' window functions of z, ‖·‖ Euclidean:
+// with the window h (`bandwidth`) and the notes' window functions of z, ‖·‖ Euclidean
+// or, with a `kernel` k, the distance it induces in its feature space (the notes; as
+// knn's kernel distance), ‖x − Xᵢ‖² = k(x, x) − 2 k(x, Xᵢ) + k(Xᵢ, Xᵢ), so that the
+// smoother works on strings (spectrum), graphs (walk) and any kernel (a precomputed
+// one: fit and cv, whose rows are all training rows; not predict on new rows, whose
+// k(x, x) it does not give):
 //   box           𝟙{‖z‖ ≤ 1}
 //   epanechnikov  (1 - ‖z‖) 𝟙{‖z‖ ≤ 1}      (the notes' form, not the textbook 1 - ‖z‖²)
 //   gaussian      exp(-‖z‖²)
@@ -23,18 +28,27 @@
 // (no other point in Xᵢ's window) the prediction is the mean of Y over the other n - 1
 // rows, as the refit's rule gives.
 //
-// Shapes: X n x p training rows, Y n x t targets (or n labels); queries m x p.
+// With a kernel, the leave-one-out pass is still the refit's arithmetic: a kernel
+// value depends on its two rows only (Kernel::gram), so each d² is the same bits in
+// either. The kernel must be positive semi-definite (d² ≥ 0): sigmoid is refused.
+//
+// Shapes: X n x p training rows, Y n x t targets (or n labels); queries m x p (with a
+// structured kernel: encoded rows, mlt/kernel.hpp).
 // Cost: fit O(n p) (a copy); predict O(m n p) on thread_count() threads, O(n + t)
-// memory per thread beyond the output (one row's distances at a time).
+// memory per thread beyond the output (one row's distances at a time). With a kernel,
+// the m x n kernel values are computed in batches of up to 256 queries and 2^22
+// values (32 MB) at the kernel's cost (Kernel::gram), then weighted as above.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "mlt/core/estimator.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/params.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
+#include "mlt/kernel.hpp"
 #include "mlt/standardizer.hpp"
 
 namespace mlt {
@@ -50,6 +64,8 @@ struct SmootherParams {
   SmootherWindow window = SmootherWindow::gaussian;
   bool classification = false;  // the plug-in classifier on class labels
   bool standardize = false;     // z-score the features (fitted on the training rows)
+  // The kernel-induced distance instead of the Euclidean one (none: Euclidean).
+  std::optional<KernelParams> kernel;
 
   // The declaration of these parameters (core/params.hpp).
   static const ParamTable<SmootherParams>& table();
@@ -112,10 +128,16 @@ class Smoother {
   arma::mat smooth(const arma::mat& Q, double bandwidth, SmootherWindow window, bool leave_one_out,
                    std::size_t* n_empty) const;
 
+  // Squared distances of query rows [first, last) of Q to every training row, into
+  // D2 ((last - first) x n), with the kernel.
+  arma::mat kernel_distances(const arma::mat& Q, arma::uword first, arma::uword last) const;
+
   Params params_;
   Standardizer scaler_;  // fitted only with standardize
   arma::mat X_;          // n x p
   arma::mat Xt_;         // p x n: the training rows as contiguous columns
+  Kernel kernel_;        // with a kernel
+  arma::vec kernel_diag_;  // n: k(Xᵢ, Xᵢ), with a kernel
   arma::mat Y_;          // n x t targets, or n x K class indicators
   arma::rowvec mean_;    // 1 x t: Y's column means, each summed in row order
 };

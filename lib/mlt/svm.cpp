@@ -519,7 +519,7 @@ const ParamTable<SvmParams>& SvmParams::table() {
     // Giving a kernel makes the model the kernel SVM (SMO, LIBSVM's C-SVC).
     for (Param<P>& k : optional_kernel_param_table<P>(
              "Kernel SVM by SMO (LIBSVM's C-SVC): rbf, poly, laplacian, sigmoid, linear, exponential, spectrum "
-             "(strings) or walk (graphs) "
+             "(strings), walk (graphs) or precomputed (DATA holds the Gram matrix) "
              "(default: the linear SVM in the features)"))
       d.push_back(std::move(k));
     d.push_back(applies_if(integer<P>("cache_mb", &P::cache_mb, "Kernel-column cache of SMO in MB (LIBSVM's -m)",

@@ -27,7 +27,7 @@ done
 check "a prefix" test "$(complete_words mlt p)" = "pca perceptron plot"
 check "a flag" test "$(complete_words mlt pca fit data.csv --ker)" = "--kernel"
 check "a flag's choices" test "$(complete_words mlt pca fit data.csv --kernel '')" = \
-  "linear poly rbf laplacian exponential sigmoid spectrum walk"
+  "linear poly rbf laplacian exponential sigmoid spectrum walk precomputed"
 check "choices after a global flag and its value" test "$(complete_words mlt --threads 2 svm fit x.csv --loss s)" = \
   "squared_hinge"
 check "global flags too" test "$(complete_words mlt knn fit data.csv --thr)" = "--threads"

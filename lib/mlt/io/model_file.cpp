@@ -353,9 +353,12 @@ DataSchema read_schema(const ModelReader& in) {
     s.targets = in.get<std::vector<std::string>>("/data/targets");
     s.classes = in.get<std::vector<std::string>>("/data/classes");
     s.structured = in.get_or<std::string>("/data/structured", "");
-    if (!s.structured.empty() && s.structured != "text" && s.structured != "graph")
-      in.fail("/data/structured must be text or graph");
-    if (!s.structured.empty() && s.features.size() != 1) in.fail("a structured input has one feature column");
+    if (!s.structured.empty() && s.structured != "text" && s.structured != "graph" && s.structured != "precomputed")
+      in.fail("/data/structured must be text, graph or precomputed");
+    // Precomputed kernel values are numeric columns, one per training row, and each
+    // row gains its training index (mlt/kernel_precomputed.hpp): n_features is one more.
+    const bool one_column = !s.structured.empty() && s.structured != "precomputed";
+    if (one_column && s.features.size() != 1) in.fail("a structured input has one feature column");
   } else {
     const auto named = [](const std::string& prefix, std::size_t n) {
       std::vector<std::string> names;
@@ -385,8 +388,12 @@ DataSchema read_schema(const ModelReader& in) {
   distinct(s.features, "/data/features");
   distinct(s.classes, "/data/classes");
   distinct(s.targets, "/data/targets");
-  const auto n_features = in.get_or<std::size_t>("/fitted/n_features", s.features.size());
+  const bool precomputed = s.structured == "precomputed";
+  const auto n_features = in.get_or<std::size_t>("/fitted/n_features", s.features.size() + (precomputed ? 1 : 0));
   if (s.structured.empty() && n_features != s.features.size())
+    in.fail("/data/features has " + std::to_string(s.features.size()) + " names, /fitted/n_features is " +
+            std::to_string(n_features));
+  if (precomputed && n_features != s.features.size() + 1)
     in.fail("/data/features has " + std::to_string(s.features.size()) + " names, /fitted/n_features is " +
             std::to_string(n_features));
   const auto n_targets = in.get_or<std::size_t>("/fitted/n_targets", 0);
