@@ -118,7 +118,8 @@ void add_keep_option(CLI::App* cmd, DataOptions& opt) {
 void add_encoding_options(CLI::App* cmd, DataOptions& opt) {
   cmd->add_option("--categorical", opt.categorical,
                   "Text feature columns to one-hot encode (names or 1-based numbers, comma separated): a column "
-                  "COL=value per category, where the column was; stored in the model")
+                  "COL=value per category, where the column was; stored in the model (e.g. mlt logreg fit "
+                  "data/penguins.csv --target species --categorical island,sex --na median)")
       ->delimiter(',');
   cmd->add_option("--unknown-category", opt.unknown_category,
                   "A category the fit did not see, at predict: error (stop) or zero (all its columns 0); stored "
