@@ -35,7 +35,7 @@ void run_transform(const ApplyOptions& opt) {
   const KeptColumns kept = kept_columns(data, opt.data);
   if (opt.reconstruct) {
     const arma::mat R = pca.inverse_transform(Z);
-    write_csv(opt.output, kept.before({{}, {}, model.schema.features, &R}));
+    write_csv(opt.output, kept.before({{}, {}, model_columns(model.schema), &R}));
   } else {
     Names names;
     for (std::size_t j = 1; j <= Z.n_cols; ++j) names.push_back("pc" + std::to_string(j));

@@ -18,6 +18,7 @@ namespace mlt::app {
 
 void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
   add_data_options(cmd, opt.data);
+  add_encoding_options(cmd, opt.data);
   if (task != CvTask::none) add_target_option(cmd, opt.target, task == CvTask::regression);
   auto* folds = cmd->add_option("--folds", opt.folds, "Number of folds K (>= 2)")
                     ->check(positive_integer())
@@ -106,7 +107,7 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
     case CvTask::none:
       if (!opt.labels.empty()) extra.push_back(opt.labels);
       d.table = read_training_data(opt.data, extra);
-      d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, opt.data.structured};
+      d.schema = {input_features(d.table), d.table.had_header, "", {}, {}, opt.data.structured, d.table.encoding};
       if (!opt.labels.empty()) {
         // Reference labels for ari/nmi: encoded, then kept out of the features (the
         // last text column read).
@@ -119,8 +120,8 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
       d.table = std::move(r.table);
       d.Y = std::move(r.Y);
       d.target_names = r.target_names;
-      d.schema = {d.table.feature_names, d.table.had_header, d.target_names.at(0),
-                  d.target_names.size() > 1 ? d.target_names : Names{}, {}, opt.data.structured};
+      d.schema = {input_features(d.table), d.table.had_header, d.target_names.at(0),
+                  d.target_names.size() > 1 ? d.target_names : Names{}, {}, opt.data.structured, d.table.encoding};
       break;
     }
     case CvTask::classification: {
@@ -129,7 +130,8 @@ CvData read_cv_data(const CvOptions& opt, CvTask task) {
       d.y = std::move(c.y);
       d.encoder = c.encoder;
       d.target_names = {c.target};
-      d.schema = {d.table.feature_names, d.table.had_header, c.target, {}, c.encoder.classes(), opt.data.structured};
+      d.schema = {input_features(d.table), d.table.had_header, c.target, {}, c.encoder.classes(), opt.data.structured,
+                  d.table.encoding};
       break;
     }
   }

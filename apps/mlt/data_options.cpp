@@ -46,6 +46,55 @@ void encode_structured(io::Table& t, const std::string& kind, bool training) {
   };
   t.X = kind == "text" ? encode_strings(col.values, where) : encode_graphs(col.values, where);
 }
+
+Imputation imputation_of(const std::string& na) {
+  switch (parse_name<NaChoice>(na)) {
+    case NaChoice::mean: return Imputation::mean;
+    case NaChoice::median: return Imputation::median;
+    case NaChoice::most_frequent: return Imputation::most_frequent;
+    default: return Imputation::none;
+  }
+}
+
+io::CsvOptions reader_options(const DataOptions& opt, io::MissingPolicy missing) {
+  io::CsvOptions o;
+  o.header = !opt.no_header;
+  o.delimiter = opt.delimiter.empty() ? 0 : (opt.delimiter == "tab" ? '\t' : opt.delimiter[0]);
+  o.missing = missing;
+  return o;
+}
+
+// Encodes t's feature columns: the numeric ones in t.X (NaN where missing) and the
+// categorical ones, the last `n_categorical` of t.text (removed). With `fitted`,
+// applies it; else fits one with `imputation` and `unknown`.
+void encode_columns(io::Table& t, std::size_t n_categorical, const ColumnEncoding* fitted, Imputation imputation,
+                    UnknownCategory unknown) {
+  RawColumns raw;
+  raw.names = t.feature_columns;
+  raw.numeric = &t.X;
+  const std::size_t first = t.text.size() - n_categorical;
+  std::vector<std::size_t> position(raw.names.size(), 0);  // of a categorical column, for messages
+  for (std::size_t j = 0, k = first; j < raw.names.size(); ++j) {
+    const bool cat = k < t.text.size() && t.text[k].name == raw.names[j];
+    raw.categorical.push_back(cat);
+    if (cat) {
+      position[j] = t.text[k].position;
+      raw.text.push_back(&t.text[k++].values);
+    }
+  }
+  const RawCellWhere where = [&t, &position](std::size_t i, std::size_t j) {
+    return t.source + ":" + std::to_string(t.lines.at(i)) + (position[j] ? ":" + std::to_string(position[j]) : "");
+  };
+  try {
+    t.encoding = fitted ? *fitted : fit_column_encoding(raw, imputation, unknown, where);
+  } catch (const DataError& e) {
+    const std::string what = e.what();
+    throw DataError(what.rfind(t.source + ":", 0) == 0 ? what : t.source + ": " + what);
+  }
+  t.X = apply_column_encoding(t.encoding, raw, where);
+  t.feature_names = t.encoding.output_names();
+  t.text.resize(first);
+}
 }  // namespace
 
 void add_data_options(CLI::App* cmd, DataOptions& opt) {
@@ -58,8 +107,12 @@ void add_data_options(CLI::App* cmd, DataOptions& opt) {
                                                                      : "expected , ; or tab, not \"" + d + "\"";
           },
           "{, ; tab}"));  // IsMember would print the accepted literal tab character in --help
-  cmd->add_option("--na", opt.na, "Missing values: error (stop at the first) or drop (skip the row)")
-      ->check(one_of<io::MissingPolicy>())
+  cmd->add_option("--na", opt.na,
+                  "Missing values: error (stop at the first), drop (skip the row), or, when fitting, fill a feature "
+                  "cell with the training column's mean, median or most-frequent value (a categorical column's: "
+                  "its most frequent category, whichever is chosen). A model with fill values fills missing cells "
+                  "at predict, transform and score unless drop")
+      ->check(one_of<NaChoice>())
       ->capture_default_str();
   cmd->add_option("--ignore", opt.ignore, "Columns to skip (names or 1-based numbers, comma separated)")
       ->delimiter(',');
@@ -72,12 +125,28 @@ void add_keep_option(CLI::App* cmd, DataOptions& opt) {
       ->delimiter(',');
 }
 
+void add_encoding_options(CLI::App* cmd, DataOptions& opt) {
+  cmd->add_option("--categorical", opt.categorical,
+                  "Text feature columns to one-hot encode (names or 1-based numbers, comma separated): a column "
+                  "COL=value per category, where the column was; stored in the model (e.g. mlt logreg fit "
+                  "data/penguins.csv --target species --categorical island,sex --na median)")
+      ->delimiter(',');
+  cmd->add_option("--unknown-category", opt.unknown_category,
+                  "A category the fit did not see, at predict: error (stop) or zero (all its columns 0); stored "
+                  "in the model")
+      ->check(one_of<UnknownCategory>())
+      ->capture_default_str();
+}
+
 io::CsvOptions csv_options(const DataOptions& opt) {
-  io::CsvOptions o;
-  o.header = !opt.no_header;
-  o.delimiter = opt.delimiter.empty() ? 0 : (opt.delimiter == "tab" ? '\t' : opt.delimiter[0]);
-  o.missing = parse_name<io::MissingPolicy>(opt.na);
-  return o;
+  if (!opt.categorical.empty())
+    throw UsageError("--categorical: this read takes the rows as they come (a streamed fit, say) and encodes "
+                     "no columns; fit in memory");
+  const NaChoice na = parse_name<NaChoice>(opt.na);
+  if (na != NaChoice::error && na != NaChoice::drop)
+    throw UsageError("--na " + opt.na + ": this read takes the rows as they come (a streamed fit, split, score) "
+                     "and fills no values; use error or drop");
+  return reader_options(opt, na == NaChoice::drop ? io::MissingPolicy::drop : io::MissingPolicy::error);
 }
 
 namespace {
@@ -93,15 +162,46 @@ io::Table read_training_data(const DataOptions& opt, const Names& text_columns) 
   sel.text = text_columns;
   sel.ignore = opt.ignore;
   sel.features_as_text = !opt.structured.empty() && opt.structured != "precomputed";
+  sel.categorical = opt.categorical;
+  const Imputation imputation = imputation_of(opt.na);
+  const bool encode = imputation != Imputation::none || !opt.categorical.empty();
+  if (encode && !opt.structured.empty())
+    throw UsageError(std::string(!opt.categorical.empty() ? "--categorical" : "--na " + opt.na) + ": " +
+                     (opt.structured == "precomputed" ? std::string("a precomputed kernel reads a Gram matrix")
+                                                      : std::string("a kernel on ") +
+                                                            (opt.structured == "text" ? "strings" : "graphs") +
+                                                            " reads its one column as text") +
+                     ", with no column encoding");
   PhaseTimer timer("read");
-  io::Table t = io::read_csv(opt.path, csv_options(opt), sel);
+  io::Table t = io::read_csv(opt.path,
+                             reader_options(opt, imputation != Imputation::none ? io::MissingPolicy::keep
+                                                 : opt.na == "drop"             ? io::MissingPolicy::drop
+                                                                                : io::MissingPolicy::error),
+                             sel);
   if (!opt.structured.empty()) encode_structured(t, opt.structured, true);
+  if (encode)
+    encode_columns(t, opt.categorical.size(), nullptr, imputation, parse_name<UnknownCategory>(opt.unknown_category));
   report_read(timer, t);
   report_dropped(t);
   return t;
 }
 
+const Names& input_features(const io::Table& t) { return t.encoding.empty() ? t.feature_names : t.feature_columns; }
+
+Names model_columns(const DataSchema& schema) {
+  return schema.encoding.empty() ? schema.features : schema.encoding.output_names();
+}
+
 io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const Names& text_columns) {
+  const ColumnEncoding& enc = schema.encoding;
+  const Imputation asked = imputation_of(opt.na);
+  if (asked != Imputation::none && asked != enc.imputation)
+    throw UsageError("--na " + opt.na + ": " +
+                     (enc.imputation == Imputation::none
+                          ? std::string("the model stores no fill values (fit it with --na ") + opt.na + ")"
+                          : "the model fills missing cells with its training " +
+                                std::string(name_of(enc.imputation)) + " values") +
+                     "; here --na is error or drop");
   io::ColumnSelection sel;
   sel.text = text_columns;
   const bool by_name = schema.header && !opt.no_header;
@@ -116,12 +216,28 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   }
   for (const std::string& i : opt.ignore)
     if (!has(opt.keep, i)) sel.ignore.push_back(i);  // kept, so not skipped
-  if (by_name) sel.features = schema.features;
+  std::size_t n_categorical = 0;
+  if (enc.empty()) {
+    if (by_name) sel.features = schema.features;
+  } else {
+    for (std::size_t j = 0; j < enc.columns.size(); ++j) {
+      const EncodedColumn& c = enc.columns[j];
+      if (by_name) sel.features.push_back(c.name);  // all of them: the reader makes the categorical ones text
+      if (!c.categorical) continue;
+      ++n_categorical;
+      if (by_name) sel.categorical.push_back(c.name);
+      else sel.categorical_features.push_back(j);
+    }
+  }
   sel.features_as_text = !schema.structured.empty() && schema.structured != "precomputed";
+  // A model with fill values fills missing feature cells, unless the user drops them.
+  const io::MissingPolicy missing = opt.na == "drop"                         ? io::MissingPolicy::drop
+                                    : enc.imputation != Imputation::none ? io::MissingPolicy::keep
+                                                                           : io::MissingPolicy::error;
   io::Table t;
   PhaseTimer timer("read");
   try {
-    t = io::read_csv(opt.path, csv_options(opt), sel);
+    t = io::read_csv(opt.path, reader_options(opt, missing), sel);
     report_read(timer, t);
   } catch (const UsageError& e) {
     // A feature column the model needs is absent: that is the data's fault; a --keep
@@ -133,11 +249,12 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
     if (by_name && !kept) throw DataError(what + " (the model needs it)");
     throw;
   }
-  const std::size_t n_features = sel.features_as_text ? t.feature_names.size() : t.X.n_cols;
+  const std::size_t n_features = sel.features_as_text ? t.feature_names.size() : t.feature_columns.size();
   if (n_features != schema.features.size())
     throw DataError(t.source + ": model trained on " + std::to_string(schema.features.size()) +
                     " features, input has " + std::to_string(n_features));
   if (!schema.structured.empty()) encode_structured(t, schema.structured, false);
+  if (!enc.empty()) encode_columns(t, n_categorical, &enc, Imputation::none, UnknownCategory::error);
   // What fit refuses, predict, transform and score refuse too: the same bound on |x|
   // keeps squares and products (distances, kernels, scores) finite.
   try {

@@ -16,12 +16,29 @@
 
 namespace mlt::app {
 
+// --na: what a missing cell does. error and drop are the reader's policies (io::
+// MissingPolicy); mean, median and most-frequent fit fill values (a fit and cv), or
+// name the ones a model stores (predict, transform, score; mlt/column_encoding.hpp).
+enum class NaChoice { error, drop, mean, median, most_frequent };
+inline constexpr NameTable<NaChoice, 5> kNaChoiceNames{"missing-value choice",
+                                                       {{{NaChoice::error, "error"},
+                                                         {NaChoice::drop, "drop"},
+                                                         {NaChoice::mean, "mean"},
+                                                         {NaChoice::median, "median"},
+                                                         {NaChoice::most_frequent, "most-frequent"}}}};
+constexpr const auto& name_table(NaChoice) { return kNaChoiceNames; }
+
 // Flags every command that reads a CSV takes.
 struct DataOptions {
   std::string path;
   bool no_header = false;
   std::string delimiter;  // "" detect, ",", ";", "tab" or "\t"
   std::string na = "error";
+  // --categorical and --unknown-category (the verbs that fit: fit and cv): feature
+  // columns read as text and one-hot encoded, and what predict does with a category
+  // it has not seen; stored in the model with the fill values of --na mean etc.
+  Names categorical;
+  std::string unknown_category = "error";
   std::vector<std::string> ignore;
   Names keep;  // --keep: columns copied to the output (predict and transform only)
   // Set by the verb from the estimator's kernel (structured_input_of): "" numeric
@@ -33,17 +50,34 @@ struct DataOptions {
 void add_data_options(CLI::App* cmd, DataOptions& opt);
 // Adds --keep COLS, for a verb that writes one output row per input row.
 void add_keep_option(CLI::App* cmd, DataOptions& opt);
+// Adds --categorical and --unknown-category, for a verb that fits (fit, cv).
+void add_encoding_options(CLI::App* cmd, DataOptions& opt);
+// The reader's options for a command that reads the rows as they are (split, score,
+// a streamed fit): UsageError for --categorical or an --na that fills values, which
+// only the reads below (in memory, through a fitted encoding) do.
 io::CsvOptions csv_options(const DataOptions& opt);
 
 // Training data: features are every column but `text_columns` and --ignore. With
 // opt.structured, that must be one column, of strings or graphs, encoded into X.
+// With --categorical or --na mean|median|most-frequent, the feature columns are
+// encoded (mlt/column_encoding.hpp) into X; the fitted encoding is t.encoding and
+// t.feature_names names X's encoded columns ("color=red").
 io::Table read_training_data(const DataOptions& opt, const Names& text_columns = {});
+
+// The input columns a model fitted on `t` reads (the file's feature columns, before
+// any one-hot encoding): what DataSchema::features records.
+const Names& input_features(const io::Table& t);
+// The names of the columns of a model's rows (what X holds at predict): the encoded
+// ones ("color=red") when the schema has a column encoding, else its features.
+Names model_columns(const DataSchema& schema);
 
 // Prediction data for a model: its feature columns, by name when both the model and
 // the file have headers, else by position (all columns but `text_columns`, --ignore
 // and --keep). --keep's columns are read as text after `text_columns`; a column the
 // model reads as a feature cannot be kept (UsageError). A model of structured input
-// (schema.structured) has its one feature column encoded as fit encoded it.
+// (schema.structured) has its one feature column encoded as fit encoded it; a model
+// with a column encoding (schema.encoding) has its columns encoded and its missing
+// cells filled with its stored values, unless --na drop.
 io::Table read_data_for(const DataSchema& schema, const DataOptions& opt,
                         const Names& text_columns = {});
 

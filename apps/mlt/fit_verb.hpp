@@ -213,6 +213,7 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
   auto opt = std::make_shared<Options>();
   auto* fit = command->add_subcommand("fit", description);
   add_data_options(fit, opt->data);
+  add_encoding_options(fit, opt->data);
   fit->add_option("-o,--output", opt->output, "Model file to write")->required();
   if (task != CvTask::none) add_target_option(fit, opt->targets, task == CvTask::regression || hooks.task);
   const auto flags = add_param_flags(fit, opt->params, E::Params::table());
@@ -261,8 +262,8 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
         timed_fit(c.table.X, c.y);
       else
         throw std::logic_error("add_fit_verb: the estimator does not fit class labels");
-      d.schema = {c.table.feature_names, c.table.had_header, c.target, {}, c.encoder.classes(),
-                  opt->data.structured};
+      d.schema = {input_features(c.table), c.table.had_header, c.target, {}, c.encoder.classes(),
+                  opt->data.structured, c.table.encoding};
       d.table = std::move(c.table);
       d.y = std::move(c.y);
     } else if (task == CvTask::regression) {
@@ -271,8 +272,8 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
         timed_fit(r.table.X, r.Y);
       else
         throw std::logic_error("add_fit_verb: the estimator does not fit numeric targets");
-      d.schema = {r.table.feature_names, r.table.had_header, r.target_names[0], r.target_names, {},
-                  opt->data.structured};
+      d.schema = {input_features(r.table), r.table.had_header, r.target_names[0], r.target_names, {},
+                  opt->data.structured, r.table.encoding};
       d.table = std::move(r.table);
       d.Y = std::move(r.Y);
     } else {
@@ -285,7 +286,7 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
         timed_fit(d.table.X);
       else
         throw std::logic_error("add_fit_verb: the estimator needs a target");
-      d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, opt->data.structured};
+      d.schema = {input_features(d.table), d.table.had_header, "", {}, {}, opt->data.structured, d.table.encoding};
     }
     save_model(model, opt->output, d.schema, d.table, [&](io::ModelWriter& w) {
       if (!hooks.info) return;

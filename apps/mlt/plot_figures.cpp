@@ -228,6 +228,11 @@ void run_regions(const PlotOptions& opt) {
   const LoadedModel loaded = read_model(opt.model, "");
   const ClassifierView model = classifier_view(loaded, "decision regions need");
   const DataSchema& schema = loaded.schema;
+  // A one-hot column takes 0 or 1 only: a plane over it would show predictions for
+  // inputs no category encodes to.
+  if (schema.encoding.has_categorical())
+    throw UsageError("decision regions are drawn over two numeric features; this model one-hot encodes "
+                     "categorical columns (fit one on two numeric columns)");
   if (model.n_features != 2)
     throw UsageError("decision regions are drawn in the plane of two features; this model has " +
                      std::to_string(model.n_features) + " (fit one on two columns, e.g. with --ignore)");
@@ -362,6 +367,8 @@ void run_fit(const PlotOptions& opt) {
   const LoadedModel loaded = read_model(opt.model, "");
   const RegressorView model = regressor_view(loaded, "a 1-D fit needs");
   const DataSchema& schema = loaded.schema;
+  if (schema.encoding.has_categorical())
+    throw UsageError("a 1-D fit is drawn over one numeric feature; this model one-hot encodes categorical columns");
   if (model.n_features != 1)
     throw UsageError("a 1-D fit is drawn over one feature; this model has " + std::to_string(model.n_features) +
                      " (fit one on one column, e.g. with --ignore)");

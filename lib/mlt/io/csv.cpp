@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -135,7 +136,8 @@ class Source {
   int fd_ = -1;
 };
 
-enum class Role : std::uint8_t { ignore, feature, text };
+// category: a feature column read as text (ColumnSelection::categorical).
+enum class Role : std::uint8_t { ignore, feature, text, category };
 
 struct Plan {
   std::vector<Role> role;          // per input column
@@ -143,6 +145,7 @@ struct Plan {
   Names column_names;              // per input column, for messages
   std::size_t n_features = 0;
   std::size_t n_text = 0;
+  Names feature_columns;           // numeric and categorical features, in feature order
 };
 
 // Rows parsed from one byte range. Feature values are stored column-major with room
@@ -192,7 +195,11 @@ class RangeParser {
       // (an empty one is missing: refused or dropped), which bounds the rows too
       // when line ends do not (a chunk of blank lines and a wide header). The +1 is
       // the slot a dropped or unfinished record is written to before it is let go.
-      const std::size_t by_bytes = static_cast<std::size_t>(e - b) / (ncols - 1 + nf) + 1;
+      // Under `keep` an empty feature is kept: a record is then only bounded by its
+      // delimiters and line end (ncols bytes; the last may lack the line end, +1).
+      const std::size_t by_bytes = missing_ == MissingPolicy::keep
+                                       ? static_cast<std::size_t>(e - b) / ncols + 2
+                                       : static_cast<std::size_t>(e - b) / (ncols - 1 + nf) + 1;
       out.capacity = std::min(max_records(b, e), by_bytes);
       out.values.reset(new double[out.capacity * nf]);
     }
@@ -315,6 +322,10 @@ class RangeParser {
                   row[plan_.slot[col] * cap] = v;
                   break;
                 case CellStatus::missing:
+                  if (missing_ == MissingPolicy::keep) {
+                    row[plan_.slot[col] * cap] = std::numeric_limits<double>::quiet_NaN();
+                    break;
+                  }
                   if (missing_ == MissingPolicy::error)
                     throw RangeError{cell_line, col + 1,
                                      "missing value " + show(cell) + " in column " + show(plan_.column_names[col]) +
@@ -340,7 +351,7 @@ class RangeParser {
                   throw RangeError{cell_line, col + 1, why};
                 }
               }
-            } else if (role == Role::text) {
+            } else if (role == Role::text || role == Role::category) {
               // A label or a fold name goes into the model's JSON header and the JSON
               // reports, which hold Unicode text only; replacing the bytes would make
               // predictions echo other strings than the training labels, so refuse.
@@ -353,7 +364,11 @@ class RangeParser {
                                        std::to_string(bad + 1) + " of the cell"};
               }
               if (!verbatim_ && is_missing_token(cell)) {
-                if (missing_ == MissingPolicy::error)
+                if (role == Role::category && missing_ == MissingPolicy::keep) {
+                  out.text[plan_.slot[col]].emplace_back();
+                  goto field_done;
+                }
+                if (missing_ != MissingPolicy::drop)
                   throw RangeError{cell_line, col + 1,
                                    "missing value " + show(cell) + " in column " +
                                        show(plan_.column_names[col]) + " (use `na` drop to skip such rows)"};
@@ -544,6 +559,42 @@ Plan make_plan(const Names& header, const ColumnSelection& sel, const std::strin
     for (std::size_t c = 0; c < header.size(); ++c)
       if (plan.role[c] == Role::feature) plan.slot[c] = static_cast<std::uint32_t>(plan.n_features++);
   }
+  // Feature columns in slot order, before categorical ones leave the numeric slots.
+  plan.feature_columns.assign(plan.n_features, std::string());
+  for (std::size_t c = 0; c < header.size(); ++c)
+    if (plan.role[c] == Role::feature) plan.feature_columns[plan.slot[c]] = header[c];
+  if (!sel.categorical.empty() || !sel.categorical_features.empty()) {
+    std::vector<bool> is_category(plan.n_features, false);
+    for (const auto& ref : sel.categorical) {
+      const std::size_t c = resolve(ref, header, source, has_header);
+      if (plan.role[c] != Role::feature)
+        throw UsageError("column \"" + header[c] + "\" cannot be categorical: it is " +
+                         (plan.role[c] == Role::text ? "a target or otherwise not a feature" : "ignored"));
+      is_category[plan.slot[c]] = true;
+    }
+    for (const std::size_t j : sel.categorical_features) {
+      if (j >= plan.n_features)
+        throw DataError(source + ": categorical feature " + std::to_string(j + 1) + " of " +
+                        std::to_string(plan.n_features) + " feature columns");
+      is_category[j] = true;
+    }
+    // Renumber in feature order: numeric features 0, 1, ...; categories after text.
+    std::vector<std::size_t> column_of(plan.n_features);
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (plan.role[c] == Role::feature) column_of[plan.slot[c]] = c;
+    std::size_t numeric = 0, text = plan.n_text;
+    for (std::size_t j = 0; j < plan.n_features; ++j) {
+      const std::size_t c = column_of[j];
+      if (is_category[j]) {
+        plan.role[c] = Role::category;
+        plan.slot[c] = static_cast<std::uint32_t>(text++);
+      } else {
+        plan.slot[c] = static_cast<std::uint32_t>(numeric++);
+      }
+    }
+    plan.n_text = text;
+    plan.n_features = numeric;
+  }
   if (sel.features_as_text) {
     for (std::size_t c = 0; c < header.size(); ++c)
       if (plan.role[c] == Role::feature) {
@@ -732,6 +783,7 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
   proto.feature_names.assign(plan.n_features, std::string());
   for (std::size_t c = 0; c < header.size(); ++c)
     if (plan.role[c] == Role::feature) proto.feature_names[plan.slot[c]] = header[c];
+  proto.feature_columns = plan.feature_columns;
   n_threads = options.threads ? options.threads : thread_count();
 }
 
@@ -845,7 +897,7 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
   for (std::size_t t = 0; t < plan.n_text; ++t) {
     table.text[t].name = header[0];
     for (std::size_t c = 0; c < header.size(); ++c)
-      if (plan.role[c] == Role::text && plan.slot[c] == t) {
+      if ((plan.role[c] == Role::text || plan.role[c] == Role::category) && plan.slot[c] == t) {
         table.text[t].name = header[c];
         table.text[t].position = c + 1;
       }
@@ -889,6 +941,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   if (columns.features_as_text) {  // a string or graph kernel's column: the features are text
     table.feature_names.clear();
     for (std::size_t t = columns.text.size(); t < table.text.size(); ++t) table.feature_names.push_back(table.text[t].name);
+    table.feature_columns = table.feature_names;
   }
   table.bytes = reader.total_bytes;
   table.sha256 = reader.digest;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlt/column_encoding.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/types.hpp"
 
@@ -19,6 +20,10 @@ namespace mlt::io {
 enum class MissingPolicy {
   error,  // the first empty / NA / NaN cell stops the read with its location
   drop,   // rows with a missing feature or text-column cell are skipped and counted
+  // Internal (no name: not a choice of the command line): a missing feature cell is
+  // kept, as NaN in X or "" in a categorical column, for imputation to fill; a
+  // missing cell of a `text` column (a target) is an error as under `error`.
+  keep,
 };
 inline constexpr NameTable<MissingPolicy, 2> kMissingPolicyNames{
     "missing-value policy", {{{MissingPolicy::error, "error"}, {MissingPolicy::drop, "drop"}}}};
@@ -54,6 +59,13 @@ struct ColumnSelection {
   // encoded by mlt/kernel_strings.hpp or mlt/kernel_graphs.hpp. feature_names still
   // names them.
   bool features_as_text = false;
+  // Feature columns read as text (categories to one-hot encode, mlt/column_encoding.hpp),
+  // returned after `text` in feature order; by reference (`categorical`, each must
+  // be a feature column) or by their 0-based index among the features
+  // (`categorical_features`, for a model matched by position). Their cells are kept
+  // verbatim but for a missing cell under MissingPolicy::keep, which reads as "".
+  Names categorical = {};
+  std::vector<std::size_t> categorical_features = {};
 };
 
 struct TextColumn {
@@ -67,6 +79,12 @@ struct Table {
   arma::mat X;                 // n_rows x n_features, one sample per row
   Names feature_names;
   std::vector<TextColumn> text;
+  // Every feature column in feature order, the categorical ones (ColumnSelection::
+  // categorical) included; feature_names when there are none.
+  Names feature_columns;
+  // Set by the caller that encodes the columns (the command line's data layer): the
+  // fitted encoding X went through (feature_names then name X's encoded columns).
+  ColumnEncoding encoding;
   std::vector<std::uint64_t> lines;  // physical line number of each kept row
   std::size_t dropped_rows = 0;      // under MissingPolicy::drop
   bool had_header = true;

@@ -342,7 +342,67 @@ void write_schema(ModelWriter& out, const DataSchema& schema) {
                           {"targets", schema.targets},
                           {"classes", schema.classes}};
   if (!schema.structured.empty()) out.header()["data"]["structured"] = schema.structured;  // absent: numeric
+  const ColumnEncoding& enc = schema.encoding;
+  if (enc.empty()) return;  // absent: numbers as read
+  nlohmann::json columns = nlohmann::json::array();
+  for (const EncodedColumn& c : enc.columns) {
+    nlohmann::json col = {{"name", c.name}};
+    if (c.categorical) {
+      col["categories"] = c.categories;
+      if (enc.imputation != Imputation::none) col["fill"] = c.fill_category;
+    } else if (enc.imputation != Imputation::none) {
+      col["fill"] = c.fill;  // nlohmann writes the shortest decimal that reads back the same double
+    }
+    columns.push_back(std::move(col));
+  }
+  out.header()["data"]["encoding"] = {{"impute", std::string(name_of(enc.imputation))},
+                                      {"unknown_category", std::string(name_of(enc.unknown))},
+                                      {"columns", std::move(columns)}};
 }
+
+namespace {
+ColumnEncoding read_encoding(const ModelReader& in, const std::vector<std::string>& features) {
+  ColumnEncoding enc;
+  const auto name = [&in](const std::string& pointer, auto table) {
+    const std::string s = in.get<std::string>(pointer);
+    if (!table.accepts(s)) in.fail("field " + pointer + " is \"" + s + "\", not a known value");
+    return table.parse(s);
+  };
+  enc.imputation = name("/data/encoding/impute", kImputationNames);
+  enc.unknown = name("/data/encoding/unknown_category", kUnknownCategoryNames);
+  const nlohmann::json& e = in.header().at("data").at("encoding");
+  if (!e.is_object() || !e.contains("columns") || !e.at("columns").is_array())
+    in.fail("field /data/encoding/columns must be an array");
+  const std::size_t n = e.at("columns").size();
+  if (n != features.size())
+    in.fail("/data/encoding/columns has " + std::to_string(n) + " columns, /data/features " +
+            std::to_string(features.size()));
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::string at = "/data/encoding/columns/" + std::to_string(j);
+    EncodedColumn c;
+    c.name = in.get<std::string>(at + "/name");
+    if (c.name != features[j]) in.fail(at + "/name is not /data/features/" + std::to_string(j));
+    c.categorical = in.has(at + "/categories");
+    if (c.categorical) {
+      c.categories = in.get<std::vector<std::string>>(at + "/categories");
+      if (c.categories.empty()) in.fail(at + "/categories is empty");
+      // The encoder finds a category by binary search: sorted and distinct, or wrong.
+      for (std::size_t k = 0; k < c.categories.size(); ++k)
+        if (c.categories[k].empty() || (k > 0 && !(c.categories[k - 1] < c.categories[k])))
+          in.fail(at + "/categories must be non-empty, distinct and sorted");
+      if (enc.imputation != Imputation::none) {
+        c.fill_category = in.get<std::string>(at + "/fill");
+        if (!std::binary_search(c.categories.begin(), c.categories.end(), c.fill_category))
+          in.fail(at + "/fill is not one of its categories");
+      }
+    } else if (enc.imputation != Imputation::none) {
+      c.fill = in.get<double>(at + "/fill");
+    }
+    enc.columns.push_back(std::move(c));
+  }
+  return enc;
+}
+}  // namespace
 
 DataSchema read_schema(const ModelReader& in) {
   DataSchema s;
@@ -359,6 +419,10 @@ DataSchema read_schema(const ModelReader& in) {
     // row gains its training index (mlt/kernel_precomputed.hpp): n_features is one more.
     const bool one_column = !s.structured.empty() && s.structured != "precomputed";
     if (one_column && s.features.size() != 1) in.fail("a structured input has one feature column");
+    if (in.has("/data/encoding")) {
+      if (!s.structured.empty()) in.fail("a structured input has no column encoding");
+      s.encoding = read_encoding(in, s.features);
+    }
   } else {
     const auto named = [](const std::string& prefix, std::size_t n) {
       std::vector<std::string> names;
@@ -390,12 +454,15 @@ DataSchema read_schema(const ModelReader& in) {
   distinct(s.targets, "/data/targets");
   const bool precomputed = s.structured == "precomputed";
   const auto n_features = in.get_or<std::size_t>("/fitted/n_features", s.features.size() + (precomputed ? 1 : 0));
-  if (s.structured.empty() && n_features != s.features.size())
+  if (!s.encoding.empty()) {
+    if (n_features != s.encoding.width())
+      in.fail("/data/encoding encodes " + std::to_string(s.encoding.width()) + " columns, /fitted/n_features is " +
+              std::to_string(n_features));
+  } else if ((s.structured.empty() && n_features != s.features.size()) ||
+             (precomputed && n_features != s.features.size() + 1)) {
     in.fail("/data/features has " + std::to_string(s.features.size()) + " names, /fitted/n_features is " +
             std::to_string(n_features));
-  if (precomputed && n_features != s.features.size() + 1)
-    in.fail("/data/features has " + std::to_string(s.features.size()) + " names, /fitted/n_features is " +
-            std::to_string(n_features));
+  }
   const auto n_targets = in.get_or<std::size_t>("/fitted/n_targets", 0);
   // `cv --refit` has recorded a single target only as "target".
   if (n_targets == 1 && s.targets.empty() && !s.target.empty()) s.targets = {s.target};

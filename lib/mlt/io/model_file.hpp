@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "mlt/column_encoding.hpp"
 #include "mlt/core/types.hpp"
 
 namespace mlt::io {
@@ -155,6 +156,11 @@ struct DataSchema {
   // graphs, encoded into the model's rows (mlt/kernel_strings.hpp, kernel_graphs.hpp),
   // whose width is then not the number of feature columns.
   std::string structured;
+  // The fitted encoding of the feature columns (one-hot categories, fill values;
+  // mlt/column_encoding.hpp), absent from models fitted without it and from files
+  // written before it existed: empty, the columns are read as numbers. `features`
+  // names the input columns; the model's rows are encoding.width() wide.
+  ColumnEncoding encoding = {};
 };
 void write_schema(ModelWriter& out, const DataSchema& schema);
 // The recorded schema; without one, features x1..xp (columns by position), target
