@@ -47,6 +47,9 @@ struct Centroids {
       if (params.k == 0 && path.empty()) throw UsageError("-k is required (or --centroids FILE)");
       if (!path.empty() && (fit->count("--stream") || fit->count("--memory")))
         throw UsageError("--centroids starts from the rows in memory: not with --stream or --memory");
+      if (!path.empty() && fit->count("--categorical"))
+        throw UsageError("--centroids lists points in the data's columns, not in their one-hot encoding: not with "
+                         "--categorical");
     });
   }
   KMeans fit(KMeans::Params params, const FitInput& in) const {
@@ -56,6 +59,7 @@ struct Centroids {
     DataOptions copt = in.data_options;
     copt.path = path;
     copt.ignore.clear();
+    copt.na = "error";  // a centroid has every coordinate; DATA's fill values are not the file's
     const arma::mat start = read_data_for({data.feature_names, data.had_header, "", {}, {}, ""}, copt).X;
     if (params.k != 0 && params.k != start.n_rows)
       throw UsageError("-k " + std::to_string(params.k) + " but " + path + " has " + std::to_string(start.n_rows) +

@@ -60,7 +60,8 @@ void setup_smoother(CLI::App& app) {
       "  mlt smoother cv data/diabetes.csv --bandwidth 5:200:12 --window box,epanechnikov,gaussian --loo\n"
       "  mlt smoother fit data/iris.csv --classification --window epanechnikov --bandwidth 1 -o iris.smoother\n"
       "  mlt smoother predict iris.smoother data/iris.csv --proba\n"
-      "  mlt smoother cv sequences.csv --kernel spectrum --kmer 3 --normalize --bandwidth 0.2:1:9 --loo");
+      "  mlt smoother cv data/dna_motifs.csv --ignore id --classification --kernel spectrum --kmer 2:6 --normalize "
+      "--bandwidth 0.5");
 
   add_fit_verb<Smoother>(cmd, CvTask::regression, "Keep the training set of DATA (and the window) as a model",
                          {.summary = [](const Smoother& m, const FitData&) {

@@ -112,4 +112,11 @@ check "input intact after the refusal" cmp -s iris-copy.csv "$DATA/iris.csv"
 before=$(sha256sum iris.km)
 "$MLT" kmeans score iris.km "$DATA/iris.csv" >/dev/null
 check "score leaves the model unchanged" test "$before" = "$(sha256sum iris.km)"
+# --centroids with fill values: the centroid file is read whole (its cells are not
+# filled); with one-hot columns it cannot list points in the encoded space: refused.
+printf 'a,b\n1,2\n,3\n5,\n7,8\n9,9\n' > holes.csv
+printf 'a,b\n1,2\n8,8\n' > two.csv
+expect_status 0 "--centroids with --na mean" "$MLT" kmeans fit holes.csv --na mean --centroids two.csv -o holes.km
+expect_error 2 "not with --categorical" "--centroids with --categorical refused" \
+  "$MLT" kmeans fit holes.csv --categorical a --centroids two.csv -o holes.km
 finish
