@@ -244,4 +244,25 @@ std::vector<Param<P>> optional_kernel_param_table(std::string help) {
   return t;
 }
 
+// An estimator that measures distances, in a kernel's feature space when one is given
+// (P has `std::optional<KernelParams> kernel`: knn, the smoother): its `kernel`
+// choice, then the kernel's parameters. The header's "kernel" says whether a kernel
+// section follows.
+template <class P>
+std::vector<Param<P>> distance_kernel_param_table(std::string help) {
+  std::vector<Param<P>> t;
+  Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; }, std::move(help));
+  kernel.set = [](P& p, const ParamValue& v) {
+    if (!p.kernel) p.kernel = KernelParams{};
+    p.kernel->type = parse_name<KernelType>(v.text);
+  };
+  kernel.json = [](const P& p) { return nlohmann::json(p.kernel.has_value()); };
+  kernel.show_default = false;
+  t.push_back(std::move(kernel));
+  for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernel ? &*p.kernel : nullptr; },
+                                           [](const P& p) { return p.kernel ? &*p.kernel : nullptr; }))
+    t.push_back(std::move(k));
+  return t;
+}
+
 }  // namespace mlt

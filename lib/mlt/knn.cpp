@@ -247,19 +247,10 @@ const ParamTable<KnnParams>& KnnParams::table() {
     d.push_back(applies_if(choice<P>("metric", &P::metric, "Distance: euclidean, manhattan, chebyshev or cosine (1 - cos)"),
                            no_kernel, "only without `kernel`"));
     // Giving a kernel measures distances in its feature space.
-    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; },
-                                "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of the metric: "
-                                "linear, poly, rbf, laplacian, exponential, spectrum (strings), walk (graphs) or "
-                                "precomputed (DATA is the Gram matrix; new rows need k(x,x): refused) (brute-force search)");
-    kernel.set = [](P& p, const ParamValue& v) {
-      if (!p.kernel) p.kernel = KernelParams{};
-      p.kernel->type = parse_name<KernelType>(v.text);
-    };
-    kernel.json = [](const P& p) { return nlohmann::json(p.kernel.has_value()); };
-    kernel.show_default = false;
-    d.push_back(std::move(kernel));
-    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernel ? &*p.kernel : nullptr; },
-                                             [](const P& p) { return p.kernel ? &*p.kernel : nullptr; }))
+    for (Param<P>& k : distance_kernel_param_table<P>(
+             "Kernel-induced distance d^2 = k(x,x) + k(y,y) - 2k(x,y) instead of the metric: "
+             "linear, poly, rbf, laplacian, exponential, spectrum (strings), walk (graphs) or "
+             "precomputed (DATA is the Gram matrix; new rows need k(x,x): refused) (brute-force search)"))
       d.push_back(std::move(k));
     d.push_back(choice<P>("algorithm", &P::algorithm,
                           "Search: auto (k-d tree up to 12 features, else brute force), brute or kdtree; the "

@@ -233,19 +233,10 @@ const ParamTable<SmootherParams>& SmootherParams::table() {
     d.push_back(choice<P>("window", &P::window,
                           "Window W(z): box 1{|z| <= 1}, epanechnikov (1 - |z|) 1{|z| <= 1}, or gaussian exp(-|z|^2)"));
     // Giving a kernel measures distances in its feature space, as knn's kernel distance.
-    Param<P> kernel = choice<P>("kernel", [](auto& p) -> auto& { return p.kernel->type; },
-                                "Kernel-induced distance |x - x_i|^2 = k(x,x) + k(x_i,x_i) - 2k(x,x_i) instead of the "
-                                "Euclidean: linear, poly, rbf, laplacian, exponential, spectrum (strings), walk "
-                                "(graphs) or precomputed (DATA is the Gram matrix: fit and cv only)");
-    kernel.set = [](P& p, const ParamValue& v) {
-      if (!p.kernel) p.kernel = KernelParams{};
-      p.kernel->type = parse_name<KernelType>(v.text);
-    };
-    kernel.json = [](const P& p) { return nlohmann::json(p.kernel.has_value()); };
-    kernel.show_default = false;
-    d.push_back(std::move(kernel));
-    for (Param<P>& k : kernel_param_table<P>([](P& p) { return p.kernel ? &*p.kernel : nullptr; },
-                                             [](const P& p) { return p.kernel ? &*p.kernel : nullptr; }))
+    for (Param<P>& k : distance_kernel_param_table<P>(
+             "Kernel-induced distance |x - x_i|^2 = k(x,x) + k(x_i,x_i) - 2k(x,x_i) instead of the "
+             "Euclidean: linear, poly, rbf, laplacian, exponential, spectrum (strings), walk "
+             "(graphs) or precomputed (DATA is the Gram matrix: fit and cv only)"))
       d.push_back(std::move(k));
     d.push_back(flag<P>("standardize", &P::standardize,
                         "Scale each feature to zero mean and unit variance (fitted on the training rows) before "
