@@ -52,6 +52,7 @@ TEST_CASE("one-hot: categories sorted by bytes, columns where the input column w
   CHECK(enc.columns[0].categories == std::vector<std::string>{"B", "a", "b", "é"});
   CHECK(enc.output_names() == std::vector<std::string>{"c=B", "c=a", "c=b", "c=é", "x"});
   CHECK(enc.width() == 5);
+  // Exact: the encoding writes 0s and 1s and copies the numeric cells; no arithmetic.
   const arma::mat X = mlt::apply_column_encoding(enc, raw, at);
   const arma::mat expected = {{0, 0, 1, 0, 1.5}, {0, 0, 0, 1, 2.5}, {1, 0, 0, 0, 3.5}, {0, 1, 0, 0, 4.5}};
   CHECK(arma::approx_equal(X, expected, "absdiff", 0.0));
@@ -101,7 +102,7 @@ TEST_CASE("an unknown category: an error naming it and the known ones, or all ze
   CHECK(m.find("F:2:1: unknown category \"green\" in column \"color\"; the model knows blue, red") == 0);
   const ColumnEncoding zero = mlt::fit_column_encoding(fit_raw, Imputation::none, UnknownCategory::zero, at);
   const arma::mat X = mlt::apply_column_encoding(zero, test_raw, at);
-  const arma::mat expected = {{1, 0}, {0, 0}, {0, 1}};
+  const arma::mat expected = {{1, 0}, {0, 0}, {0, 1}};  // 0s and 1s written, not computed: exact
   CHECK(arma::approx_equal(X, expected, "absdiff", 0.0));
 }
 

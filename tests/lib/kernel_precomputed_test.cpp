@@ -67,6 +67,8 @@ arma::mat align_signs(arma::mat a, const arma::mat& b) {
 
 TEST_CASE("precomputed: the encoding reads each pair off the row that has it, and refuses what it cannot give") {
   const arma::mat K = {{4, 1, 2}, {1, 5, 3}, {2, 3, 6}};
+  // Exact throughout: the encoding stores row indices (small integers, exact in a
+  // double) and copies the kernel values; reading a pair off is a copy, not arithmetic.
   const arma::mat E = mlt::encode_precomputed_training(K);
   REQUIRE(E.n_cols == 4);
   CHECK(arma::approx_equal(arma::vec(E.col(0)), arma::vec{0, 1, 2}, "absdiff", 0.0));
