@@ -16,20 +16,9 @@
 namespace {
 
 using mlt::test::rows_of;
+using mlt::test::rel_error;
+using mlt::test::align_signs;
 using mlt::test::vector_of;
-
-// max |a - b| / max(1, max |b|).
-double rel_error(const arma::mat& a, const arma::mat& b) {
-  return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());
-}
-
-// a's columns flipped where that brings them closer to b's (components are defined up
-// to sign).
-arma::mat align_signs(arma::mat a, const arma::mat& b) {
-  for (arma::uword j = 0; j < a.n_cols; ++j)
-    if (arma::dot(a.col(j), b.col(j)) < 0) a.col(j) *= -1;
-  return a;
-}
 
 arma::mat every_other_row(const arma::mat& X, arma::uword first) {
   return X.rows(arma::regspace<arma::uvec>(first, 2, X.n_rows - 1));

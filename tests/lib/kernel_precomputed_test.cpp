@@ -32,6 +32,8 @@ namespace {
 using mlt::test::error_message;
 using mlt::test::fixture_path;
 using mlt::test::rows_of;
+using mlt::test::rel_error;
+using mlt::test::align_signs;
 using mlt::test::vector_of;
 
 const nlohmann::json& reference() {
@@ -51,16 +53,6 @@ mlt::KernelParams precomputed() {
   mlt::KernelParams k;
   k.type = mlt::KernelType::precomputed;
   return k;
-}
-
-double rel_error(const arma::mat& a, const arma::mat& b) {
-  return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());
-}
-
-arma::mat align_signs(arma::mat a, const arma::mat& b) {
-  for (arma::uword j = 0; j < a.n_cols; ++j)
-    if (arma::dot(a.col(j), b.col(j)) < 0) a.col(j) *= -1;
-  return a;
 }
 
 }  // namespace

@@ -13,12 +13,8 @@
 namespace {
 
 using mlt::test::rows_of;
+using mlt::test::rel_error;
 using mlt::test::vector_of;
-
-// max |a - b| / max(1, |b|), elementwise.
-double rel_error(const arma::mat& a, const arma::mat& b) {
-  return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());
-}
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // Small helpers shared by the unit tests.
 #pragma once
 
+#include <algorithm>
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -95,5 +97,18 @@ inline arma::vec vector_of(const nlohmann::json& v) { return arma::vec(v.get<std
 
 // A JSON array of class indices.
 inline mlt::Labels labels_of(const nlohmann::json& v) { return mlt::Labels(v.get<std::vector<arma::uword>>()); }
+
+// max |a - b| / max(1, max |b|): the error relative to the reference's scale.
+inline double rel_error(const arma::mat& a, const arma::mat& b) {
+  return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());
+}
+
+// a's columns flipped where that brings them closer to b's (components and
+// eigenvectors are defined up to sign).
+inline arma::mat align_signs(arma::mat a, const arma::mat& b) {
+  for (arma::uword j = 0; j < a.n_cols; ++j)
+    if (arma::dot(a.col(j), b.col(j)) < 0) a.col(j) *= -1;
+  return a;
+}
 
 }  // namespace mlt::test
