@@ -488,8 +488,15 @@ double Pca::log_likelihood(const arma::mat& X) const {
                      "not model (projection_error measures its fit in feature space)");
   check_n_features(n_features(), X);
   if (X.n_rows == 0) return 0.0;
-  const arma::uword p = mean_.n_elem, k = n_components();
-  const arma::vec& v = explained_variance_;
+  const arma::uword p = mean_.n_elem;
+  // k = p is the same Gaussian as k = p - 1: with one direction discarded, the noise σ²
+  // is that direction's variance, and W Λ Wᵀ + σ² (I - W Wᵀ) is the sample covariance,
+  // as at k = p. It is
+  // evaluated as that model, so both score the same bits and cv, which keeps the first
+  // of equal scores, does not pick k = p over k = p - 1 on a rounding error.
+  const arma::uword k = p > 1 ? std::min<arma::uword>(n_components(), p - 1) : n_components();
+  const arma::vec v = explained_variance_.head(k);
+  const arma::mat W = components_.head_rows(k);
   if (v.min() <= 0)
     throw DataError("PCA log-likelihood: a kept component has zero variance; keep fewer components");
   // The total variance (the sum of all p eigenvalues) from the first component's
@@ -506,9 +513,9 @@ double Pca::log_likelihood(const arma::mat& X) const {
                       std::to_string(k) + " dimensions); keep fewer components");
   }
   const arma::mat D = centred(X);
-  const arma::mat Z = D * components_.t();
+  const arma::mat Z = D * W.t();
   double quad = arma::accu(arma::square(Z) * (1.0 / v));
-  if (k < p) quad += arma::accu(arma::square(D - Z * components_)) / noise;
+  if (k < p) quad += arma::accu(arma::square(D - Z * W)) / noise;
   const double log_det = arma::accu(arma::log(v)) + static_cast<double>(p - k) * (k < p ? std::log(noise) : 0.0);
   const double m = static_cast<double>(X.n_rows);
   return -0.5 * (quad / m + log_det + static_cast<double>(p) * std::log(2 * arma::datum::pi));

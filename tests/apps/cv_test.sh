@@ -55,6 +55,11 @@ check "csv best row is k=3" test "$(awk -F, '$6 == 1 { print $1 }' <<<"$out")" =
 check "csv mean = json mean" python3 -c '
 import json, sys; j = json.loads(sys.argv[1]); rows = sys.argv[2].splitlines()[1:]
 assert [float(r.split(",")[2]) for r in rows] == [x["mean"] for x in j["results"]]' "$json_out" "$out"
+# The log-likelihood (the default score) of k = p is that of k = p - 1, the same
+# Gaussian: equal scores, and the smaller k is the best.
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 1:4
+check "pca cv: k = 4 scores as k = 3" test "$(awk -F, '$1 == 3 { print $3 }' <<<"$out")" = "$(awk -F, '$1 == 4 { print $3 }' <<<"$out")"
+check "pca cv: the best of k = 1..4 on 4 columns is k = 3" test "$(awk -F, '$6 == 1 { print $1 }' <<<"$out")" = 3
 run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2 --per-fold
 check "csv --per-fold columns, named by the fold column's values" test "$(head -1 <<<"$out")" = "n_components,score,mean,std,folds,best,fold0,fold1,fold2,fold3,fold4"
 run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 2 --per-fold --folds 3

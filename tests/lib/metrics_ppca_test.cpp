@@ -50,6 +50,21 @@ TEST_CASE("Pca::log_likelihood = sklearn's PCA.score, every k, plain and standar
   }
 }
 
+// Exact by construction: the k = p model is evaluated as the k = p - 1 one (the same
+// Gaussian), from the same components, since both fits take the whole decomposition and
+// keep its leading rows. Equal bits are what let cv keep the smaller k of a tie.
+TEST_CASE("Pca::log_likelihood scores k = p and k = p - 1 the same, bit for bit") {
+  const arma::mat train = rows_of(ppca().at("train")), test = rows_of(ppca().at("test"));
+  const auto fitted = [&](std::size_t k) {
+    mlt::PcaParams p;
+    p.n_components = k;
+    return mlt::Pca(p).fit(train);
+  };
+  const std::size_t p = train.n_cols;
+  CHECK(fitted(p).log_likelihood(test) == fitted(p - 1).log_likelihood(test));
+  CHECK(fitted(p - 1).log_likelihood(test) != fitted(p - 2).log_likelihood(test));
+}
+
 TEST_CASE("Pca::log_likelihood refuses kernel PCA and a degenerate density") {
   const arma::mat X = mlt::test::random_mat(20, 3, 4);
   mlt::PcaParams kp;
