@@ -207,7 +207,7 @@ struct FastPathInput {
   const cv::ApplyFn<Estimator>& apply;      // writes a grid point into Params
   const arma::mat& X;
   const Target& y;
-  const std::string& metric;
+  const Names& metrics;                     // scored together, metric-major (cv::SplitScorer)
   const cv::Folds& folds;                   // cv::is_leave_one_out(folds): a closed form may apply
 };
 struct FastPath {
@@ -226,7 +226,7 @@ std::size_t point_without_axis(const cv::Grid& grid, std::size_t point, std::siz
 // A fast path along the grid's axis `name`: the points that differ only there form
 // one group (one task per split), scored together by
 // scores(the params the group shares, the axis values in the group's order, X, y,
-// split, metric), a library function of mlt/cv/lambda_path.hpp or
+// split, metrics), a library function of mlt/cv/lambda_path.hpp or
 // parameter_paths.hpp. Only where the axis has two values or more (one value is one
 // fit either way).
 template <class Value, class Estimator, class Target, class Scores>
@@ -237,13 +237,13 @@ std::optional<FastPath> axis_path(const FastPathInput<Estimator, Target>& in, co
   const std::size_t a = *axis;
   FastPath fast;
   fast.group = [&grid = in.grid, a](std::size_t point) { return point_without_axis(grid, point, a); };
-  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &y = in.y, metric = in.metric, a,
+  fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, &X = in.X, &y = in.y, metrics = in.metrics, a,
                  scores](const cv::Split& split, const std::vector<std::size_t>& points) {
     typename Estimator::Params params = base;
     apply(params, grid.point(points.at(0)));  // what the group shares
     std::vector<Value> values;
     for (std::size_t p : points) values.push_back(static_cast<Value>(grid.point(p)[a].number));
-    return scores(params, values, X, y, split, metric);
+    return scores(params, values, X, y, split, metrics);
   };
   return fast;
 }
@@ -278,7 +278,7 @@ std::optional<FastPath> loo_lambda_path(const FastPathInput<Estimator, arma::mat
   fast.group = [&grid = in.grid, axis](std::size_t point) {
     return axis ? point_without_axis(grid, point, *axis) : point;
   };
-  auto path = std::make_shared<cv::LooLambdaPath>(in.X, in.y, in.metric, in.grid.size());
+  auto path = std::make_shared<cv::LooLambdaPath>(in.X, in.y, in.metrics, in.grid.size());
   fast.scorer = [&grid = in.grid, base = in.base, &apply = in.apply, group = fast.group, path](
                     const cv::Split& split, const std::vector<std::size_t>& points) {
     const auto params_of = [&](std::size_t p) {
@@ -586,28 +586,16 @@ class CvCommand {
         if (m.first == name) scores.push_back(m.second);
     const cv::ApplyFn<Estimator> apply_fn = [this](Params& p, const std::vector<cv::Value>& v) { apply(p, v); };
     cv::SearchOptions so;
-    // A fast path scores one metric: one per metric, each sharing its fits among the
-    // points of a group, the groups the same for all (they depend on the grid only).
-    std::vector<FastPath> fast;
+    // A fast path scores every chosen metric from one pass (each grid value predicted
+    // once), sharing its fits among the points of a group.
+    std::optional<FastPath> fast;
     if (!no_fast_path_)
       if (const FastPathFn<Estimator, Target>& f = fast_path_fn<Target>())
-        for (const std::string& name : chosen) {
-          const FastPathInput<Estimator, Target> in{grid, base_, apply_fn, X, y, name, data.folds};
-          std::optional<FastPath> one = f(in);
-          if (!one) break;
-          fast.push_back(std::move(*one));
-        }
+        fast = f(FastPathInput<Estimator, Target>{grid, base_, apply_fn, X, y, chosen, data.folds});
     cv::SplitScorer scorer;
-    if (!fast.empty() && fast.size() == chosen.size()) {
-      so.group = fast[0].group;
-      scorer = [fast = std::move(fast)](const cv::Split& split, const std::vector<std::size_t>& points) {
-        std::vector<double> out;
-        for (const FastPath& f : fast) {
-          const std::vector<double> s = f.scorer(split, points);
-          out.insert(out.end(), s.begin(), s.end());
-        }
-        return out;
-      };
+    if (fast) {
+      so.group = fast->group;
+      scorer = std::move(fast->scorer);
     } else {
       scorer = cv::make_split_scorer<Estimator, Target>(grid, base_, apply_fn, X, y, scores);
     }

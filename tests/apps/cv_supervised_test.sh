@@ -439,4 +439,27 @@ for jobs in "--jobs 1" "--jobs 2" ""; do
   check "ridge cv on 5,000 x 100: --threads 2 $jobs = --threads 1" test "$rc,$out" = "0,$one"
 done
 
+# --- several metrics from one fast path: each grid value is predicted once and scored
+# by every metric, so each metric's scores are the bits of a run with that metric alone.
+same_as_alone() {  # METRICS ARGS...: checks every metric of METRICS
+  local metrics=$1; shift
+  run "$MLT" "$@" --score "$metrics" --json
+  local together=$out m
+  for m in ${metrics//,/ }; do
+    run "$MLT" "$@" --score "$m" --json
+    check "$1 cv --score $metrics: $m as alone" python3 -c '
+import json, sys
+t, a, m = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+assert [(r["params"], r["scores"][m]) for r in t["results"]] == \
+       [(r["params"], {"mean": r["mean"], "std": r["std"]}) for r in a["results"]], (t, a)' "$together" "$out" "$m"
+  done
+}
+same_as_alone mse,r2,mae ridge cv "$DATA/diabetes.csv" --lambda 1e-3:10:4
+same_as_alone mae,mse ridge cv "$DATA/diabetes.csv" --lambda 1e-3:10:3 --loo
+same_as_alone mse,mae krr cv "$DATA/diabetes.csv" --standardize --kernel rbf --gamma 0.05 --lambda 0.1:10:3 --folds 3
+same_as_alone accuracy,log_loss,roc_auc logreg cv "$DATA/iris.csv" --target species --standardize --lambda 1e-2:10:3
+same_as_alone accuracy,log_loss,roc_auc,f1_macro knn cv "$DATA/iris.csv" --target species -k 1:9
+same_as_alone accuracy,roc_auc svm cv "$DATA/iris.csv" --target species --standardize --kernel rbf --lambda 0.01,0.1 --multiclass ovr
+same_as_alone mse,mae smoother cv "$DATA/diabetes.csv" --standardize --bandwidth 2,4 --loo
+
 finish

@@ -2,9 +2,10 @@
 // one decomposition (mlt/ridge_path.hpp): the fast paths of `mlt ridge cv` and
 // `mlt krr cv`. The grid points that differ only in λ (one "group") are scored
 // together; everything else about them (intercept, kernel, ...) is in `params`, whose
-// own lambda is ignored. Scores are those of the registry's regression metric
-// `metric` (mlt/metrics.hpp) of the held-out rows' predictions, and equal a plain
-// fit per λ (Ridge::fit, Krr::fit on split.train()) up to rounding: the decomposition
+// own lambda is ignored. Scores are those of the registry's regression metrics
+// `metrics` (mlt/metrics.hpp) of the held-out rows' predictions, metric-major as
+// cv::SplitScorer returns them (each λ predicted once for all of them), and equal a
+// plain fit per λ (Ridge::fit, Krr::fit on split.train()) up to rounding: the decomposition
 // replaces each fit's Cholesky factorization, see ridge_path.hpp for the accuracy.
 #pragma once
 
@@ -30,19 +31,20 @@ namespace mlt::cv {
 bool lambda_path_applies(const RidgeParams& params, const std::vector<double>& lambdas);
 bool lambda_path_applies(const KrrParams& params, const std::vector<double>& lambdas);
 
-// One score per entry of `lambdas` on one split: the estimator with `params` and that
-// λ, fitted on rows split.train() of X (n x p) and Y (n x t), scored on split.test.
+// One score per metric and entry of `lambdas` on one split: the estimator with
+// `params` and that λ, fitted on rows split.train() of X (n x p) and Y (n x t), scored
+// on split.test.
 // Cost: one eigendecomposition of the training Gram (or kernel) matrix, O(n_train
 // min(n_train, p)²) for ridge and O(n_train³) for krr, then O(n_train m t) per λ.
 // Krr points where K + λI is not numerically positive definite are fitted the plain
 // way (Krr::fit falls back to least squares there). Throws UsageError for an unknown
-// `metric` and what ridge_path_predict / krr_path_predict throw.
+// metric and what ridge_path_predict / krr_path_predict throw.
 std::vector<double> lambda_path_scores(const RidgeParams& params, const std::vector<double>& lambdas,
                                        const arma::mat& X, const arma::mat& Y, const Split& split,
-                                       const std::string& metric);
+                                       const Names& metrics);
 std::vector<double> lambda_path_scores(const KrrParams& params, const std::vector<double>& lambdas,
                                        const arma::mat& X, const arma::mat& Y, const Split& split,
-                                       const std::string& metric);
+                                       const Names& metrics);
 
 // Whether the leave-one-out closed form (ridge_loo_predict, krr_loo_predict) holds:
 // not with `standardize` (each leave-one-out fit scales by its own n - 1 rows) and not
@@ -61,10 +63,11 @@ bool loo_path_applies(const KrrParams& params);
 class LooLambdaPath {
  public:
   // Groups are numbered 0 .. n_groups - 1 (by the caller, e.g. a grid point index).
-  // Throws UsageError for an unknown `metric`.
-  LooLambdaPath(const arma::mat& X, const arma::mat& Y, std::string metric, std::size_t n_groups);
+  // Throws UsageError for an unknown or non-regression metric.
+  LooLambdaPath(const arma::mat& X, const arma::mat& Y, Names metrics, std::size_t n_groups);
 
-  // Scores of group `group` on a leave-one-out split (split.test one row), one per λ.
+  // Scores of group `group` on a leave-one-out split (split.test one row), one per
+  // metric and λ, metric-major.
   // Every call for a group passes the same params and lambdas: the predictions are
   // the first call's (different lambdas throw Error, internal).
   std::vector<double> scores(std::size_t group, const RidgeParams& params, const std::vector<double>& lambdas,
@@ -87,7 +90,7 @@ class LooLambdaPath {
   };
   const arma::mat& X_;
   const arma::mat& Y_;
-  std::string metric_;
+  Names metrics_;
   std::vector<std::unique_ptr<Group>> groups_;  // once_flag is neither copyable nor movable
   std::atomic<std::size_t> decompositions_{0};
 };

@@ -3,8 +3,9 @@
 // smoother's closed-form leave-one-out. The grid points that differ only in that
 // parameter (one "group") are scored together; everything else about them is in
 // `params`, whose own value of the parameter is ignored. Each function returns one
-// score per entry of `values`, in their order, of the registry's metric `metric`
-// (mlt/metrics.hpp) on the held-out rows split.test of a model fitted on
+// score per metric of `metrics` (the registry's, mlt/metrics.hpp) and entry of
+// `values`, metric-major as cv::SplitScorer returns them (each value predicted once
+// for all the metrics), on the held-out rows split.test of a model fitted on
 // split.train(), and says how that equals a plain fit per value (cv::SplitScorer's
 // default path). Ridge's and krr's λ paths are in lambda_path.hpp.
 #pragma once
@@ -29,9 +30,9 @@ namespace mlt::cv {
 // (classes) or average() (regression) on them predicts what that fit predicts: the
 // same bits. Cost: one search of the test rows for max(ks) neighbours.
 std::vector<double> k_path_scores(const KnnParams& params, const std::vector<std::size_t>& ks, const arma::mat& X,
-                                  const Labels& y, const Split& split, const std::string& metric);
+                                  const Labels& y, const Split& split, const Names& metrics);
 std::vector<double> k_path_scores(const KnnParams& params, const std::vector<std::size_t>& ks, const arma::mat& X,
-                                  const arma::mat& Y, const Split& split, const std::string& metric);
+                                  const arma::mat& Y, const Split& split, const Names& metrics);
 
 // Logistic regression, warm starts along λ: the largest λ is fitted from zero and each
 // smaller one from the previous solution (LogReg::fit with a start), as the optima
@@ -43,7 +44,7 @@ std::vector<double> k_path_scores(const KnnParams& params, const std::vector<std
 bool warm_start_applies(const LogRegParams& params);
 std::vector<double> lambda_path_scores(const LogRegParams& params, const std::vector<double>& lambdas,
                                        const arma::mat& X, const Labels& y, const Split& split,
-                                       const std::string& metric);
+                                       const Names& metrics);
 
 // The kernel SVM along λ: one Gram matrix of the training rows for every λ
 // (Svm::fit_lambda_path), each model exactly the plain fit's (the same kernel bits,
@@ -51,7 +52,7 @@ std::vector<double> lambda_path_scores(const LogRegParams& params, const std::ve
 // kernel, or when the Gram matrix would not fit in cache_mb, each λ is a plain fit.
 std::vector<double> lambda_path_scores(const SvmParams& params, const std::vector<double>& lambdas,
                                        const arma::mat& X, const Labels& y, const Split& split,
-                                       const std::string& metric);
+                                       const Names& metrics);
 
 // The smoother's leave-one-out in closed form: every grid point's leave-one-out
 // predictions (Smoother::loo_predict, one pass over the pairwise distances per point,
@@ -69,9 +70,9 @@ class SmootherLoo {
               const std::vector<SmootherParams>& points);
   // The scores of grid points `points` on the one-row split `split`.
   std::vector<double> scores(const std::vector<std::size_t>& points, const Split& split, const arma::mat& Y,
-                             const std::string& metric) const;
+                             const Names& metrics) const;
   std::vector<double> scores(const std::vector<std::size_t>& points, const Split& split, const Labels& y,
-                             const std::string& metric) const;
+                             const Names& metrics) const;
 
  private:
   void predict_all(const Smoother& fitted, const std::vector<SmootherParams>& points);

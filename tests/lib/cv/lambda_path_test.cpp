@@ -58,23 +58,25 @@ arma::mat plain_predict(typename Estimator::Params params, double lambda, const 
   return e.predict(X.rows(split.test));
 }
 
-// Every split of `folds`: lambda_path_scores against one plain fit per λ.
+// Every split of `folds`: lambda_path_scores of all four metrics in one call
+// (metric-major) against one plain fit per λ.
 template <class Estimator>
 void check_lambda_path(const typename Estimator::Params& params, const std::vector<double>& lambdas,
                        const arma::mat& X, const arma::mat& Y, const mlt::cv::Folds& folds) {
-  for (const std::string metric : {"mse", "rmse", "mae", "r2"}) {
-    CAPTURE(metric);
-    for (std::size_t s = 0; s < folds.n_splits(); ++s) {
-      CAPTURE(s);
-      const mlt::cv::Split split = folds.split(s);
-      const std::vector<double> fast = mlt::cv::lambda_path_scores(params, lambdas, X, Y, split, metric);
-      REQUIRE(fast.size() == lambdas.size());
-      const arma::mat Y_test = Y.rows(split.test);
-      for (std::size_t j = 0; j < lambdas.size(); ++j) {
-        CAPTURE(lambdas[j]);
-        const arma::mat P = plain_predict<Estimator>(params, lambdas[j], X, Y, split);
-        const double plain = mlt::metrics::regression_score(metric, Y_test, P);
-        CHECK(std::abs(fast[j] - plain) <= tolerance(metric, Y_test, P));
+  const mlt::Names metrics = {"mse", "rmse", "mae", "r2"};
+  for (std::size_t s = 0; s < folds.n_splits(); ++s) {
+    CAPTURE(s);
+    const mlt::cv::Split split = folds.split(s);
+    const std::vector<double> fast = mlt::cv::lambda_path_scores(params, lambdas, X, Y, split, metrics);
+    REQUIRE(fast.size() == metrics.size() * lambdas.size());
+    const arma::mat Y_test = Y.rows(split.test);
+    for (std::size_t j = 0; j < lambdas.size(); ++j) {
+      CAPTURE(lambdas[j]);
+      const arma::mat P = plain_predict<Estimator>(params, lambdas[j], X, Y, split);
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
+        CAPTURE(metrics[m]);
+        const double plain = mlt::metrics::regression_score(metrics[m], Y_test, P);
+        CHECK(std::abs(fast[m * lambdas.size() + j] - plain) <= tolerance(metrics[m], Y_test, P));
       }
     }
   }
@@ -85,7 +87,7 @@ void check_lambda_path(const typename Estimator::Params& params, const std::vect
 template <class Estimator>
 void check_loo_path(mlt::cv::LooLambdaPath& path, std::size_t group, const typename Estimator::Params& params,
                     const std::vector<double>& lambdas, const arma::mat& X, const arma::mat& Y,
-                    const std::string& metric) {
+                    const mlt::Names& metrics) {
   const mlt::cv::Folds folds = mlt::cv::leave_one_out(X.n_rows);
   std::vector<std::vector<double>> fast(folds.n_splits());
   mlt::cv::run_tasks(folds.n_splits(), 2, [&](std::size_t s) {
@@ -94,13 +96,15 @@ void check_loo_path(mlt::cv::LooLambdaPath& path, std::size_t group, const typen
   for (std::size_t s = 0; s < folds.n_splits(); ++s) {
     CAPTURE(s);
     const mlt::cv::Split split = folds.split(s);
-    REQUIRE(fast[s].size() == lambdas.size());
+    REQUIRE(fast[s].size() == metrics.size() * lambdas.size());
     const arma::mat Y_test = Y.rows(split.test);
     for (std::size_t j = 0; j < lambdas.size(); ++j) {
       CAPTURE(lambdas[j]);
       const arma::mat P = plain_predict<Estimator>(params, lambdas[j], X, Y, split);
-      const double plain = mlt::metrics::regression_score(metric, Y_test, P);
-      CHECK(std::abs(fast[s][j] - plain) <= tolerance(metric, Y_test, P));
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
+        const double plain = mlt::metrics::regression_score(metrics[m], Y_test, P);
+        CHECK(std::abs(fast[s][m * lambdas.size() + j] - plain) <= tolerance(metrics[m], Y_test, P));
+      }
     }
   }
 }
@@ -139,33 +143,33 @@ TEST_CASE("krr lambda path scores = one Krr fit per lambda; lambda = 0 fitted th
 TEST_CASE("ridge leave-one-out path = n plain fits per lambda; one decomposition per group") {
   const arma::mat X = random_mat(25, 4, 33);
   const arma::mat Y = targets(X);
-  mlt::cv::LooLambdaPath path(X, Y, "mse", 3);
+  mlt::cv::LooLambdaPath path(X, Y, {"mse"}, 3);
   mlt::RidgeParams p;
   // λ = 0 is least squares: no closed form, so each split fits it the plain way.
   const std::vector<double> lambdas = {0.0, 1e-2, 1, 100};
-  check_loo_path<mlt::Ridge>(path, 0, p, lambdas, X, Y, "mse");
+  check_loo_path<mlt::Ridge>(path, 0, p, lambdas, X, Y, {"mse"});
   CHECK(path.decompositions() == 1);
   p.fit_intercept = false;
-  check_loo_path<mlt::Ridge>(path, 2, p, lambdas, X, Y, "mse");
+  check_loo_path<mlt::Ridge>(path, 2, p, lambdas, X, Y, {"mse"});
   CHECK(path.decompositions() == 2);
 
-  mlt::cv::LooLambdaPath mae(X, Y, "mae", 1);
-  check_loo_path<mlt::Ridge>(mae, 0, p, {0.5, 50}, X, Y, "mae");
-  CHECK(mae.decompositions() == 1);
+  mlt::cv::LooLambdaPath two(X, Y, {"mae", "rmse"}, 1);
+  check_loo_path<mlt::Ridge>(two, 0, p, {0.5, 50}, X, Y, {"mae", "rmse"});
+  CHECK(two.decompositions() == 1);
 }
 
 TEST_CASE("krr leave-one-out path = n plain fits per lambda; one decomposition per group") {
   const arma::mat X = random_mat(24, 3, 34);
   const arma::mat Y = targets(X);
-  mlt::cv::LooLambdaPath path(X, Y, "mse", 2);
+  mlt::cv::LooLambdaPath path(X, Y, {"mse"}, 2);
   mlt::KrrParams p;
   p.kernel.type = mlt::KernelType::rbf;
   p.kernel.gamma = 0.7;
-  check_loo_path<mlt::Krr>(path, 1, p, {1e-3, 0.1, 10}, X, Y, "mse");
+  check_loo_path<mlt::Krr>(path, 1, p, {1e-3, 0.1, 10}, X, Y, {"mse"});
   CHECK(path.decompositions() == 1);
   // Linear kernel, rank 3: λ = 0 has no closed form and is fitted on each split.
   p.kernel.type = mlt::KernelType::linear;
-  check_loo_path<mlt::Krr>(path, 0, p, {0.0, 1}, X, Y, "mse");
+  check_loo_path<mlt::Krr>(path, 0, p, {0.0, 1}, X, Y, {"mse"});
   CHECK(path.decompositions() == 2);
 }
 
@@ -188,14 +192,14 @@ TEST_CASE("lambda paths: where they apply, and what they refuse") {
 
   const arma::mat X = random_mat(8, 2, 35);
   const arma::mat Y = targets(arma::join_rows(X, X.col(0)));
-  CHECK_THROWS_AS(mlt::cv::LooLambdaPath(X, Y, "accuracy", 1), mlt::UsageError);
-  CHECK_THROWS_AS(mlt::cv::LooLambdaPath(X, Y, "nope", 1), mlt::UsageError);
+  CHECK_THROWS_AS(mlt::cv::LooLambdaPath(X, Y, {"mse", "accuracy"}, 1), mlt::UsageError);
+  CHECK_THROWS_AS(mlt::cv::LooLambdaPath(X, Y, {"nope"}, 1), mlt::UsageError);
   const mlt::cv::Folds folds = mlt::cv::kfold(X.n_rows, 2, 1);
-  CHECK_THROWS_AS(mlt::cv::lambda_path_scores(mlt::RidgeParams{}, {0.1, 1}, X, Y, folds.split(0), "f1_macro"),
+  CHECK_THROWS_AS(mlt::cv::lambda_path_scores(mlt::RidgeParams{}, {0.1, 1}, X, Y, folds.split(0), {"f1_macro"}),
                   mlt::UsageError);
 
   // A group's predictions are its first call's: other lambdas for it are a caller's bug.
-  mlt::cv::LooLambdaPath path(X, Y, "mse", 1);
+  mlt::cv::LooLambdaPath path(X, Y, {"mse"}, 1);
   const mlt::cv::Folds loo = mlt::cv::leave_one_out(X.n_rows);
   CHECK(path.scores(0, mlt::RidgeParams{}, {0.1, 1}, loo.split(0)).size() == 2);
   mlt::test::error_message([&] { path.scores(0, mlt::RidgeParams{}, {0.1, 2}, loo.split(1)); }, mlt::kExitSoftware);
