@@ -1,7 +1,8 @@
 // A verb that applies an unsupervised model to DATA and writes one CSV row per input
 // row (`mlt kmeans predict`, and the shape of `mlt pca transform`), written once:
-// MODEL, DATA matched to the model's features, --keep, -o, and the refusal of an
-// output that is an input. The algorithm says which columns its rows get, and may add
+// MODEL, DATA matched to the model's features and read a chunk at a time (written as
+// it goes, in bounded memory), --keep, -o, and the refusal of an output that is an
+// input. The algorithm says which columns its rows get, and may add
 // one flag that changes them (k-means' --distances; pca's --reconstruct would be one).
 #pragma once
 
@@ -49,10 +50,13 @@ CLI::App* add_apply_verb(CLI::App* command, ApplyVerb<E> verb) {
     refuse_overwrite(opt->output, {opt->data.path, opt->model});
     const LoadedModel model = read_model(opt->model, E::kind);
     const E estimator = E::load(model.reader);
-    const io::Table data = read_data_for(model.schema, opt->data);
-    const auto [names, values] = columns(estimator, data.X, opt->flag);
-    const KeptColumns kept = kept_columns(data, opt->data);
-    write_csv(opt->output, kept.before({{}, {}, names, &values}));
+    CsvStream out(opt->output);
+    read_chunks_for(model.schema, opt->data, [&](const io::Table& data) {
+      const auto [names, values] = columns(estimator, data.X, opt->flag);
+      const KeptColumns kept = kept_columns(data, opt->data);
+      out.write(kept.before({{}, {}, names, &values}));
+    });
+    out.commit();
   });
   return sub;
 }

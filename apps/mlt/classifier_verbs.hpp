@@ -68,31 +68,34 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
     refuse_overwrite(opt.output, {opt.data.path, opt.model});
     const auto [loaded, model] = load(opt.model);
     const DataSchema& schema = loaded.schema;
-    const io::Table data = read_data_for(schema, opt.data);
-    const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
-    arma::mat P;
-    Names columns;
-    if constexpr (ProbabilisticClassifier<E>)
-      if (opt.proba) {
-        if (!has_probabilities(model))
-          throw UsageError(std::string("--proba needs a model fitted with --probability: refit it with mlt ") + E::kind +
-                           " fit ... --probability");
-        P = model.predict_proba(data.X);
-        columns = schema.classes;
-      }
-    if constexpr (HasDecisionFunction<E>)
-      if (opt.decision) {
-        const arma::mat S = model.decision_function(data.X);
-        if constexpr (NamesDecisionColumns<E>) {
-          for (std::string& c : model.decision_names(schema.classes)) columns.push_back(std::move(c));
-        } else {
-          const std::size_t first = S.n_cols == 1 && schema.classes.size() == 2 ? 1 : 0;
-          for (arma::uword k = 0; k < S.n_cols; ++k) columns.push_back("decision_" + schema.classes.at(first + k));
+    CsvStream out(opt.output);
+    read_chunks_for(schema, opt.data, [&](const io::Table& data) {
+      const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
+      arma::mat P;
+      Names columns;
+      if constexpr (ProbabilisticClassifier<E>)
+        if (opt.proba) {
+          if (!has_probabilities(model))
+            throw UsageError(std::string("--proba needs a model fitted with --probability: refit it with mlt ") +
+                             E::kind + " fit ... --probability");
+          P = model.predict_proba(data.X);
+          columns = schema.classes;
         }
-        P = P.is_empty() ? S : arma::mat(arma::join_rows(P, S));
-      }
-    const KeptColumns kept = kept_columns(data, opt.data);
-    write_csv(opt.output, kept.before({{schema.target}, {&labels}, columns, columns.empty() ? nullptr : &P}));
+      if constexpr (HasDecisionFunction<E>)
+        if (opt.decision) {
+          const arma::mat S = model.decision_function(data.X);
+          if constexpr (NamesDecisionColumns<E>) {
+            for (std::string& c : model.decision_names(schema.classes)) columns.push_back(std::move(c));
+          } else {
+            const std::size_t first = S.n_cols == 1 && schema.classes.size() == 2 ? 1 : 0;
+            for (arma::uword k = 0; k < S.n_cols; ++k) columns.push_back("decision_" + schema.classes.at(first + k));
+          }
+          P = P.is_empty() ? S : arma::mat(arma::join_rows(P, S));
+        }
+      const KeptColumns kept = kept_columns(data, opt.data);
+      out.write(kept.before({{schema.target}, {&labels}, columns, columns.empty() ? nullptr : &P}));
+    });
+    out.commit();
   });
 
   auto sc_opt = std::make_shared<Options>();

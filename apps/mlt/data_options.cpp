@@ -7,6 +7,7 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/validate.hpp"
+#include "mlt/io/csv_chunks.hpp"
 #include "mlt/kernel_graphs.hpp"
 #include "mlt/kernel_precomputed.hpp"
 #include "mlt/kernel_strings.hpp"
@@ -192,7 +193,18 @@ Names model_columns(const DataSchema& schema) {
   return schema.encoding.empty() ? schema.features : schema.encoding.output_names();
 }
 
-io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const Names& text_columns) {
+namespace {
+
+// How read_data_for and read_chunks_for read a model's data: the reader's column
+// selection and options.
+struct ReadFor {
+  io::ColumnSelection sel;
+  io::CsvOptions csv;
+  bool by_name = false;
+  std::size_t n_categorical = 0;
+};
+
+ReadFor plan_read_for(const DataSchema& schema, const DataOptions& opt, const Names& text_columns) {
   const ColumnEncoding& enc = schema.encoding;
   const Imputation asked = imputation_of(opt.na);
   if (asked != Imputation::none && asked != enc.imputation)
@@ -202,30 +214,30 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
                           : "the model fills missing cells with its training " +
                                 std::string(name_of(enc.imputation)) + " values") +
                      "; here --na is error or drop");
-  io::ColumnSelection sel;
+  ReadFor r;
+  io::ColumnSelection& sel = r.sel;
   sel.text = text_columns;
-  const bool by_name = schema.header && !opt.no_header;
+  r.by_name = schema.header && !opt.no_header;
   const auto has = [](const Names& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
   for (const std::string& k : opt.keep) {
-    if (by_name && has(schema.features, k))
+    if (r.by_name && has(schema.features, k))
       throw UsageError("--keep " + k + ": the model reads it as a feature; only other columns can be kept (an id, "
                        "the true label)");
     if (!has(sel.text, k)) sel.text.push_back(k);
   }
   for (const std::string& i : opt.ignore)
     if (!has(opt.keep, i)) sel.ignore.push_back(i);  // kept, so not skipped
-  std::size_t n_categorical = 0;
   if (enc.empty()) {
-    if (by_name) sel.features = schema.features;
+    if (r.by_name) sel.features = schema.features;
   } else {
     for (std::size_t j = 0; j < enc.columns.size(); ++j) {
       const EncodedColumn& c = enc.columns[j];
-      if (by_name) sel.features.push_back(c.name);  // all of them: the reader makes the categorical ones text
+      if (r.by_name) sel.features.push_back(c.name);  // all of them: the reader makes the categorical ones text
       if (!c.categorical) continue;
-      ++n_categorical;
-      if (by_name) sel.categorical.push_back(c.name);
+      ++r.n_categorical;
+      if (r.by_name) sel.categorical.push_back(c.name);
       else sel.categorical_features.push_back(j);
     }
   }
@@ -234,27 +246,36 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   const io::MissingPolicy missing = opt.na == "drop"                         ? io::MissingPolicy::drop
                                     : enc.imputation != Imputation::none ? io::MissingPolicy::keep
                                                                            : io::MissingPolicy::error;
-  io::Table t;
-  PhaseTimer timer("read");
+  r.csv = reader_options(opt, missing);
+  return r;
+}
+
+// Opens or reads the input with `read`: a feature column the model needs that is
+// absent is the data's fault (DataError); a --keep column that is not there, the
+// command line's (UsageError, as the reader throws it).
+template <class Read>
+auto reading_for(const ReadFor& r, const DataOptions& opt, Read read) {
   try {
-    t = io::read_csv(opt.path, reader_options(opt, missing), sel);
-    report_read(timer, t);
+    return read();
   } catch (const UsageError& e) {
-    // A feature column the model needs is absent: that is the data's fault; a --keep
-    // column that is not there, the command line's.
     const std::string what = e.what();
     const bool kept = std::any_of(opt.keep.begin(), opt.keep.end(), [&what](const std::string& k) {
       return what.find("no column named \"" + k + "\"") != std::string::npos;
     });
-    if (by_name && !kept) throw DataError(what + " (the model needs it)");
+    if (r.by_name && !kept) throw DataError(what + " (the model needs it)");
     throw;
   }
-  const std::size_t n_features = sel.features_as_text ? t.feature_names.size() : t.feature_columns.size();
+}
+
+// Rows read for a model, checked and encoded as fit encoded its own.
+void finish_read_for(io::Table& t, const DataSchema& schema, const ReadFor& r) {
+  const std::size_t n_features = r.sel.features_as_text ? t.feature_names.size() : t.feature_columns.size();
   if (n_features != schema.features.size())
     throw DataError(t.source + ": model trained on " + std::to_string(schema.features.size()) +
                     " features, input has " + std::to_string(n_features));
   if (!schema.structured.empty()) encode_structured(t, schema.structured, false);
-  if (!enc.empty()) encode_columns(t, n_categorical, &enc, Imputation::none, UnknownCategory::error);
+  if (!schema.encoding.empty())
+    encode_columns(t, r.n_categorical, &schema.encoding, Imputation::none, UnknownCategory::error);
   // What fit refuses, predict, transform and score refuse too: the same bound on |x|
   // keeps squares and products (distances, kernels, scores) finite.
   try {
@@ -262,8 +283,36 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   } catch (const DataError& e) {
     throw DataError(t.source + ": " + e.what());
   }
+}
+
+}  // namespace
+
+io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const Names& text_columns) {
+  const ReadFor r = plan_read_for(schema, opt, text_columns);
+  io::Table t;
+  {
+    PhaseTimer timer("read");
+    t = reading_for(r, opt, [&] { return io::read_csv(opt.path, r.csv, r.sel); });
+    report_read(timer, t);
+  }
+  finish_read_for(t, schema, r);
   report_dropped(t);
   return t;
+}
+
+void read_chunks_for(const DataSchema& schema, const DataOptions& opt,
+                     const std::function<void(const io::Table&)>& each) {
+  const ReadFor r = plan_read_for(schema, opt, {});
+  if (opt.na == "drop" || r.sel.features_as_text) {
+    each(read_data_for(schema, opt));
+    return;
+  }
+  io::CsvChunks chunks = reading_for(r, opt, [&] { return io::CsvChunks(opt.path, r.csv, r.sel); });
+  io::Table chunk;
+  while (chunks.next(chunk)) {
+    finish_read_for(chunk, schema, r);
+    each(chunk);
+  }
 }
 
 void add_target_option(CLI::App* cmd, Names& target, bool multiple) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,16 @@ Names model_columns(const DataSchema& schema);
 // cells filled with its stored values, unless --na drop.
 io::Table read_data_for(const DataSchema& schema, const DataOptions& opt,
                         const Names& text_columns = {});
+
+// read_data_for a chunk of rows at a time, for predict and transform on inputs larger
+// than memory: `each` gets the chunks in input order (io::CsvChunks: complete records,
+// line numbers of the whole input), each read, checked and encoded as read_data_for
+// reads the whole input, so rows and values are the same bits. Memory: one chunk (16
+// MiB of input and its rows) instead of the input. Read whole, in one call, where
+// chunks would not give the same output: with --na drop (whether predict writes a
+// `line` column depends on every row) and for a string or graph kernel's text column.
+void read_chunks_for(const DataSchema& schema, const DataOptions& opt,
+                     const std::function<void(const io::Table&)>& each);
 
 // What predict and transform write in front of their own columns so that the output
 // can be joined to its input: the --keep columns, verbatim; or, when nothing is kept

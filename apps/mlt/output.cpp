@@ -48,18 +48,25 @@ void CsvWriter::commit() {
   out_.commit();
 }
 
-void write_csv(const std::string& path, const CsvColumns& c) {
-  CsvWriter csv(path);
-  for (const auto& n : c.text_names) csv.text(n);
-  for (const auto& n : c.names) csv.text(n);
-  csv.end_row();
+void CsvStream::write(const CsvColumns& c) {
+  if (!header_written_) {
+    for (const auto& n : c.text_names) csv_.text(n);
+    for (const auto& n : c.names) csv_.text(n);
+    csv_.end_row();
+    header_written_ = true;
+  }
   const arma::uword n_rows = c.values ? c.values->n_rows : (c.text.empty() ? 0 : c.text[0]->size());
   for (arma::uword i = 0; i < n_rows; ++i) {
-    for (const auto* col : c.text) csv.text((*col)[i]);
+    for (const auto* col : c.text) csv_.text((*col)[i]);
     if (c.values)
-      for (arma::uword j = 0; j < c.values->n_cols; ++j) csv.number((*c.values)(i, j));
-    csv.end_row();
+      for (arma::uword j = 0; j < c.values->n_cols; ++j) csv_.number((*c.values)(i, j));
+    csv_.end_row();
   }
+}
+
+void write_csv(const std::string& path, const CsvColumns& c) {
+  CsvStream csv(path);
+  csv.write(c);
   csv.commit();
 }
 

@@ -44,6 +44,20 @@ struct CsvColumns {
 };
 void write_csv(const std::string& path, const CsvColumns& columns);
 
+// The same CSV written a block of rows at a time (predict and transform on chunks):
+// the header from the first block's names, then every block's rows; nothing appears
+// at `path` until commit(). write_csv is one block.
+class CsvStream {
+ public:
+  explicit CsvStream(const std::string& path) : csv_(path) {}
+  void write(const CsvColumns& block);
+  void commit() { csv_.commit(); }
+
+ private:
+  CsvWriter csv_;
+  bool header_written_ = false;
+};
+
 // Text columns to write in front of a CsvColumns' own (data_options.hpp: kept_columns).
 struct KeptColumns {
   Names names;

@@ -35,10 +35,13 @@ void add_regression_verbs(CLI::App* command) {
     refuse_overwrite(opt.output, {opt.data.path, opt.model});
     const LoadedModel model = read_model(opt.model, E::kind);
     const E estimator = E::load(model.reader);
-    const io::Table data = read_data_for(model.schema, opt.data);
-    const arma::mat P = estimator.predict(data.X);
-    const KeptColumns kept = kept_columns(data, opt.data);
-    write_csv(opt.output, kept.before({{}, {}, model.schema.targets, &P}));
+    CsvStream out(opt.output);
+    read_chunks_for(model.schema, opt.data, [&](const io::Table& data) {
+      const arma::mat P = estimator.predict(data.X);
+      const KeptColumns kept = kept_columns(data, opt.data);
+      out.write(kept.before({{}, {}, model.schema.targets, &P}));
+    });
+    out.commit();
   });
 
   auto sc_opt = std::make_shared<Options>();

@@ -75,32 +75,39 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
     const bool classification = model.is_classification();
     if (opt.proba && !classification) throw UsageError("--proba needs a classifier; this model is a regressor");
     const DataSchema& schema = loaded.schema;
-    const io::Table data = read_data_for(schema, opt.data);
-    const TaskPrediction p = model.predict_task(data.X);
-    CsvColumns out;
-    std::vector<std::string> labels;
-    arma::mat values;
-    if (classification) {
-      labels = LabelEncoder(schema.classes).decode(p.classes);
-      out.text_names = {schema.target};
-      out.text = {&labels};
-      if (opt.proba) {
+    CsvStream out(opt.output);
+    std::size_t n_rows = 0;
+    TaskPrediction all;  // the count of defaulted rows, over the chunks
+    read_chunks_for(schema, opt.data, [&](const io::Table& data) {
+      const TaskPrediction p = model.predict_task(data.X);
+      all.n_defaulted += p.n_defaulted;
+      n_rows += data.n_rows();
+      CsvColumns block;
+      std::vector<std::string> labels;
+      arma::mat values;
+      if (classification) {
+        labels = LabelEncoder(schema.classes).decode(p.classes);
+        block.text_names = {schema.target};
+        block.text = {&labels};
+        if (opt.proba) {
+          values = p.values;
+          block.names = schema.classes;
+        }
+      } else {
         values = p.values;
-        out.names = schema.classes;
+        block.names = targets_of(schema);
       }
-    } else {
-      values = p.values;
-      out.names = targets_of(schema);
-    }
-    if (opt.columns) {
-      auto [names, extra] = verbs.columns->make(model, data.X);
-      for (std::string& n : names) out.names.push_back(std::move(n));
-      values = values.is_empty() ? extra : arma::mat(arma::join_rows(values, extra));
-    }
-    if (!out.names.empty()) out.values = &values;
-    const KeptColumns kept = kept_columns(data, opt.data);
-    write_csv(opt.output, kept.before(out));
-    tell(p, data.n_rows(), classification);
+      if (opt.columns) {
+        auto [names, extra] = verbs.columns->make(model, data.X);
+        for (std::string& n : names) block.names.push_back(std::move(n));
+        values = values.is_empty() ? extra : arma::mat(arma::join_rows(values, extra));
+      }
+      if (!block.names.empty()) block.values = &values;
+      const KeptColumns kept = kept_columns(data, opt.data);
+      out.write(kept.before(block));
+    });
+    out.commit();
+    tell(all, n_rows, classification);
   });
 
   auto sc_opt = std::make_shared<Options>();
