@@ -32,8 +32,9 @@ void setup_knn(CLI::App& app) {
   add_task_verbs<Knn>(
       knn, {.columns = TaskVerbs<Knn>::Columns{
                 "--neighbors", "Add the k neighbours' training row numbers (1-based data rows) and their distances",
-                [](const Knn& model, const arma::mat& X) {
+                [](const Knn& model, const arma::mat& X, TaskPrediction& prediction) {
                   const Knn::Neighbors nb = model.kneighbors(X);
+                  prediction = model.predict_task(nb);
                   std::pair<Names, arma::mat> out;
                   for (arma::uword j = 1; j <= nb.index.n_cols; ++j) out.first.push_back("neighbor" + std::to_string(j));
                   for (arma::uword j = 1; j <= nb.index.n_cols; ++j) out.first.push_back("distance" + std::to_string(j));

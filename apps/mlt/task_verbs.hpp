@@ -29,7 +29,9 @@ struct TaskVerbs {
   struct Columns {
     std::string flag;  // "--neighbors"
     std::string help;
-    std::function<std::pair<Names, arma::mat>(const E&, const arma::mat& X)> make;
+    // The columns of the rows of X, and in `prediction` their prediction, from the
+    // same work (knn: one neighbour search for both).
+    std::function<std::pair<Names, arma::mat>(const E&, const arma::mat& X, TaskPrediction& prediction)> make;
   };
   std::optional<Columns> columns = std::nullopt;
   // The model's default rule for rows without evidence (TaskPrediction::n_defaulted):
@@ -79,7 +81,10 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
     std::size_t n_rows = 0;
     TaskPrediction all;  // the count of defaulted rows, over the chunks
     read_chunks_for(schema, opt.data, [&](const io::Table& data) {
-      const TaskPrediction p = model.predict_task(data.X);
+      TaskPrediction p;
+      std::pair<Names, arma::mat> extra;
+      if (opt.columns) extra = verbs.columns->make(model, data.X, p);
+      else p = model.predict_task(data.X);
       all.n_defaulted += p.n_defaulted;
       n_rows += data.n_rows();
       CsvColumns block;
@@ -98,9 +103,8 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
         block.names = targets_of(schema);
       }
       if (opt.columns) {
-        auto [names, extra] = verbs.columns->make(model, data.X);
-        for (std::string& n : names) block.names.push_back(std::move(n));
-        values = values.is_empty() ? extra : arma::mat(arma::join_rows(values, extra));
+        for (std::string& n : extra.first) block.names.push_back(std::move(n));
+        values = values.is_empty() ? extra.second : arma::mat(arma::join_rows(values, extra.second));
       }
       if (!block.names.empty()) block.values = &values;
       const KeptColumns kept = kept_columns(data, opt.data);

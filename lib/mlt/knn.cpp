@@ -216,8 +216,9 @@ arma::mat Knn::predict_proba(const arma::mat& X) const {
 
 arma::mat Knn::predict_values(const arma::mat& X) const { return average(kneighbors(X)); }
 
-TaskPrediction Knn::predict_task(const arma::mat& X) const {
-  const Neighbors nb = kneighbors(X);
+TaskPrediction Knn::predict_task(const arma::mat& X) const { return predict_task(kneighbors(X)); }
+
+TaskPrediction Knn::predict_task(const Neighbors& nb) const {
   TaskPrediction out;
   if (params_.regression) out.values = average(nb);
   else out.classes = vote(nb, 0, &out.values);

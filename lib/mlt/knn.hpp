@@ -77,6 +77,8 @@ class Knn {
   arma::mat average(const Neighbors& nb, std::size_t k = 0) const;
   // One search: the classes and vote shares (classification), or the averages.
   TaskPrediction predict_task(const arma::mat& X) const;
+  // The same from neighbours already found (predict --neighbors: one search for both).
+  TaskPrediction predict_task(const Neighbors& nb) const;
 
   // Higher is better: accuracy (classification), R² (regression).
   double score(const arma::mat& X, const Labels& y) const;

@@ -49,6 +49,11 @@ v1_out=$out
 run "$MLT" knn predict iris.knn "$DATA/iris.csv" --neighbors --proba
 check "version 1 model: same neighbours, distances and votes as a fresh fit" test "$v1_out" = "$out"
 
+# --neighbors comes from the prediction's own search: the same predictions as without.
+run "$MLT" knn predict iris.knn "$DATA/iris.csv" --neighbors --proba
+with_neighbors=$(cut -d, -f1-4 <<<"$out")
+run "$MLT" knn predict iris.knn "$DATA/iris.csv" --proba
+check "--neighbors: the predictions and probabilities of predict without it" test "$with_neighbors" = "$out"
 # --neighbors: 1-based training rows and distances. Rows 102 and 143 of iris are the
 # same flower: for either query both are at distance 0, the lower row first.
 run "$MLT" knn predict iris.knn "$DATA/iris.csv" --neighbors
