@@ -17,9 +17,9 @@ using arma::uword;
 
 // The block: k + 2 columns, at least 8. A block wider than k lets a cluster of
 // eigenvalues around the k-th converge together; wider still did not pay on the
-// benchmark (k = 10: 15 products of 6 columns, 12 of 10, 11 of 12 or 14, 9 of 18, at
-// about the same CPU time from 6 to 12, more above: a product is bound by reading A
-// at small s and by its 2 n² s flops at large s).
+// benchmark (k = 10: 15 products of 6 columns, 12 of 8 or 10, 11 of 12, 10 or 11 of
+// 14, 9 or 10 of 18, at about the same CPU time from 6 to 12 and more above: a
+// product is bound by reading A at small s and by its 2 n² s flops at large s).
 uword block_size(uword k) { return std::max<uword>(k + 2, 8); }
 
 // The basis kept in memory: Krylov blocks up to this many columns, then a restart on
