@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "data_options.hpp"
 #include "model_io.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/io/number_format.hpp"
@@ -50,6 +51,19 @@ void run_info(const InfoOptions& opt) {
   const LoadedModel model = read_model(opt.model, "");
   const auto& r = model.reader;
   nlohmann::json j = r.header();
+  // A structured kernel's model rows are encodings (a precomputed row's index and
+  // values, a string's bytes, a graph's cells) whose width the header's n_features
+  // records for the loader; the user gave columns, and is told those.
+  std::string features = std::to_string(model.schema.features.size());
+  if (!model.schema.structured.empty()) {
+    features = input_description(model.schema, kernel_name(model));
+    auto f = j.find("fitted");
+    if (f != j.end() && f->is_object() && f->contains("n_features")) {
+      (*f)["encoded_width"] = (*f)["n_features"];
+      (*f)["n_features"] = model.schema.features.size();
+      (*f)["input"] = features;
+    }
+  }
   // Small matrices (coefficients, centroids, axes) are shown in full; training sets
   // stored by kNN or kernel models only by their shape.
   constexpr arma::uword kShowAtMost = 200;
@@ -70,7 +84,7 @@ void run_info(const InfoOptions& opt) {
   } else {
     text += "kind: " + r.kind() + "\n";
     text += "format_version: " + std::to_string(j.value("format_version", 0)) + "\n";
-    text += "features (" + std::to_string(model.schema.features.size()) + "): " + join(model.schema.features) + "\n";
+    text += "features (" + features + "): " + join(model.schema.features) + "\n";
     if (const ColumnEncoding& enc = model.schema.encoding; !enc.empty()) {
       // The map from the file's columns to the model's: what a user checks before
       // feeding predict a file of another source.

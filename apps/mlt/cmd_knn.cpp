@@ -21,9 +21,13 @@ void setup_knn(CLI::App& app) {
       "  mlt knn cv data/diabetes.csv --regression -k 1:30 --score mae");
 
   add_fit_verb<Knn>(knn, CvTask::classification, "Keep the training set of DATA (and the search settings) as a model",
-                    {.summary = [](const Knn& m, const FitData&) {
+                    {.summary = [](const Knn& m, const FitData& d) {
+                       // Counted as given: a structured kernel's encoded rows (a precomputed
+                       // row's index column, a string's bytes) are not features.
+                       const auto& k = m.params().kernel;
                        return "knn: " + std::to_string(m.n_train()) + " training samples, " +
-                              std::to_string(m.n_features()) + " features, " + name_of(m.algorithm()) + " search";
+                              input_description(d.schema, k ? name_of(k->type) : "") + ", " +
+                              name_of(m.algorithm()) + " search";
                      },
                      .task = [](const Knn::Params& p) {
                        return p.regression ? CvTask::regression : CvTask::classification;

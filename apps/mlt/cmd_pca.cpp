@@ -74,7 +74,8 @@ void setup_pca(CLI::App& app) {
       "  mlt pca transform iris.pca data/iris.csv > scores.csv\n"
       "  mlt pca score iris.pca data/iris.csv --json\n"
       "  mlt pca cv data/iris.csv --ignore species -k 1:3 --folds 5\n"
-      "  mlt pca fit data/iris.csv --ignore species --kernel rbf --gamma 0.5 -k 2 -o iris-rbf.pca");
+      "  mlt pca fit data/iris.csv --ignore species --kernel rbf --gamma 0.5 -k 2 -o iris-rbf.pca\n"
+      "  mlt pca fit big.csv --kernel rbf --nystrom 1000 -k 10 -o big.pca");
 
   add_fit_verb<Pca>(pca, CvTask::none, "Learn the principal axes of DATA and save them as a model",
                     {.info = [](const Pca& p, const FitData&) -> nlohmann::json {
@@ -82,7 +83,10 @@ void setup_pca(CLI::App& app) {
                      },
                      .summary = [](const Pca& p, const FitData&) {
                        return "pca: " + std::to_string(p.n_components()) + " components explain " +
-                              std::to_string(100 * arma::accu(p.explained_variance_ratio())) + "% of the variance";
+                              std::to_string(100 * arma::accu(p.explained_variance_ratio())) + "% of the variance" +
+                              (p.is_nystrom() ? " of the Nyström features (" + std::to_string(p.landmarks().n_rows) +
+                                                    " landmarks)"
+                                              : "");
                      }});
 
   auto tr_opt = std::make_shared<ApplyOptions>();

@@ -65,12 +65,9 @@ void setup_smoother(CLI::App& app) {
       "--bandwidth 0.5");
 
   add_fit_verb<Smoother>(cmd, CvTask::regression, "Keep the training set of DATA (and the window) as a model",
-                         {.summary = [](const Smoother& m, const FitData&) {
+                         {.summary = [](const Smoother& m, const FitData& d) {
                             const auto& k = m.params().kernel;
-                            const std::string input =
-                                !k || !*structured_input(k->type) ? std::to_string(m.n_features()) + " features, "
-                                : k->type == KernelType::precomputed ? "kernel values, "
-                                                                     : std::string(structured_input(k->type)) + " rows, ";
+                            const std::string input = input_description(d.schema, k ? name_of(k->type) : "") + ", ";
                             return "smoother: " + std::to_string(m.n_train()) + " training rows, " + input +
                                    name_of(m.params().window) + " window" +
                                    (k ? ", " + name_of(k->type) + " kernel distance" : "");

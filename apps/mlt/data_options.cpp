@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 #include "cli_support.hpp"
 #include "mlt/core/error.hpp"
@@ -193,6 +194,77 @@ Names model_columns(const DataSchema& schema) {
   return schema.encoding.empty() ? schema.features : schema.encoding.output_names();
 }
 
+std::string input_description(const DataSchema& schema, const std::string& kernel) {
+  const std::size_t n = schema.features.size();
+  const std::string count = std::to_string(n);
+  if (schema.structured == "precomputed")
+    return "kernel values against " + count + " training " + (n == 1 ? "row" : "rows") + " (precomputed kernel)";
+  if (!schema.structured.empty())
+    return count + " " + schema.structured + (n == 1 ? " column" : " columns") + " (" + kernel + " kernel)";
+  const std::size_t width = schema.encoding.empty() ? n : schema.encoding.width();
+  return std::to_string(width) + (width == 1 ? " feature" : " features");
+}
+
+namespace {
+// The names in the first line of the file at `path`, split on `delim` (RFC 4180 quotes;
+// a UTF-8 byte-order mark and a CR dropped).
+Names header_names(const std::string& path, char delim) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  while (std::getline(in, line) && line.find_first_not_of(" \t\r") == std::string::npos) {
+  }
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  Names names(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') names.back() += line[++i];
+      else quoted = !quoted;
+    } else if (c == delim && !quoted) {
+      names.emplace_back();
+    } else {
+      names.back() += c;
+    }
+  }
+  return names;
+}
+
+// A precomputed kernel's row holds exactly one value per training row: the model's
+// columns are read by name, and a column of the file's header that is none of them,
+// nor the target, an --ignore'd, --keep'd or requested text column, would be silently
+// left out (a 41st kernel value against 40 training rows, a Gram matrix of another
+// training set): DataError naming it. Standard input cannot be read twice; its header
+// is not checked.
+void refuse_extra_kernel_columns(const io::Table& t, const DataSchema& schema, const DataOptions& opt,
+                                 const Names& text_columns) {
+  if (schema.structured != "precomputed" || !schema.header || opt.no_header) return;
+  if (opt.path == "-") return;
+  const auto in = [](const Names& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  const Names names = header_names(opt.path, t.delimiter);
+  for (const std::string& name : names) {
+    if (in(schema.features, name) || name == schema.target || in(schema.targets, name) || in(opt.ignore, name) ||
+        in(opt.keep, name) || in(text_columns, name))
+      continue;
+    throw DataError(t.source + ":1: column \"" + name + "\" is not one of the model's " +
+                    std::to_string(schema.features.size()) +
+                    " kernel columns: a precomputed kernel's row holds exactly one value per training row (skip "
+                    "other columns with --ignore)");
+  }
+}
+}  // namespace
+
+std::string kernel_name(const LoadedModel& model) {
+  const nlohmann::json& h = model.reader.header();
+  const auto k = h.find("kernel");
+  if (k == h.end() || !k->is_object()) return "";
+  const auto t = k->find("type");
+  return t != k->end() && t->is_string() ? t->get<std::string>() : "";
+}
+
 namespace {
 
 // How read_data_for and read_chunks_for read a model's data: the reader's column
@@ -295,6 +367,7 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
     t = reading_for(r, opt, [&] { return io::read_csv(opt.path, r.csv, r.sel); });
     report_read(timer, t);
   }
+  refuse_extra_kernel_columns(t, schema, opt, text_columns);
   finish_read_for(t, schema, r);
   report_dropped(t);
   return t;
@@ -308,6 +381,7 @@ void read_chunks_for(const DataSchema& schema, const DataOptions& opt,
     return;
   }
   io::CsvChunks chunks = reading_for(r, opt, [&] { return io::CsvChunks(opt.path, r.csv, r.sel); });
+  refuse_extra_kernel_columns(chunks.summary(), schema, opt, {});
   io::Table chunk;
   while (chunks.next(chunk)) {
     finish_read_for(chunk, schema, r);

@@ -71,6 +71,13 @@ const Names& input_features(const io::Table& t);
 // The names of the columns of a model's rows (what X holds at predict): the encoded
 // ones ("color=red") when the schema has a column encoding, else its features.
 Names model_columns(const DataSchema& schema);
+// What a model reads, counted as the user gave it (not the width of the encoded rows
+// a structured kernel works on): "4 features"; "1 text column (spectrum kernel)", "1
+// graph column (walk kernel)"; "kernel values against 40 training rows (precomputed
+// kernel)". `kernel`: the kernel's name, for the structured inputs.
+std::string input_description(const DataSchema& schema, const std::string& kernel);
+// The name of the kernel a loaded model's header records ("" when it has none).
+std::string kernel_name(const LoadedModel& model);
 
 // Prediction data for a model: its feature columns, by name when both the model and
 // the file have headers, else by position (all columns but `text_columns`, --ignore

@@ -233,6 +233,9 @@ void run_regions(const PlotOptions& opt) {
   if (schema.encoding.has_categorical())
     throw UsageError("decision regions are drawn over two numeric features; this model one-hot encodes "
                      "categorical columns (fit one on two numeric columns)");
+  if (!schema.structured.empty())
+    throw UsageError("decision regions are drawn in the plane of two numeric features; this model reads " +
+                     input_description(schema, kernel_name(loaded)));
   if (model.n_features != 2)
     throw UsageError("decision regions are drawn in the plane of two features; this model has " +
                      std::to_string(model.n_features) + " (fit one on two columns, e.g. with --ignore)");
@@ -369,6 +372,9 @@ void run_fit(const PlotOptions& opt) {
   const DataSchema& schema = loaded.schema;
   if (schema.encoding.has_categorical())
     throw UsageError("a 1-D fit is drawn over one numeric feature; this model one-hot encodes categorical columns");
+  if (!schema.structured.empty())
+    throw UsageError("a 1-D fit is drawn over one numeric feature; this model reads " +
+                     input_description(schema, kernel_name(loaded)));
   if (model.n_features != 1)
     throw UsageError("a 1-D fit is drawn over one feature; this model has " + std::to_string(model.n_features) +
                      " (fit one on one column, e.g. with --ignore)");

@@ -59,7 +59,6 @@
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
-#include "mlt/kmeans/seeding.hpp"
 #include "mlt/metrics.hpp"
 #include "mlt/spd.hpp"
 
@@ -202,17 +201,7 @@ void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
 
 void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
   const arma::uword n = Xs.n_rows, M = params_.nystrom, t = Y.n_cols;
-  Random rng(params_.seed);
-  arma::uvec idx;
-  if (params_.landmarks == LandmarkMethod::kmeanspp) {
-    idx = kmeans::kmeanspp_rows(Xs, M, 1, rng);  // plain k-means++
-  } else {
-    std::vector<arma::uword> all(n);
-    for (arma::uword i = 0; i < n; ++i) all[i] = i;
-    // Partial Fisher-Yates: the first M entries are a uniform sample.
-    for (arma::uword i = 0; i < M; ++i) std::swap(all[i], all[i + rng.below(n - i)]);
-    idx = arma::uvec(std::vector<arma::uword>(all.begin(), all.begin() + M));
-  }
+  const arma::uvec idx = nystrom_landmarks(Xs, M, params_.landmarks, params_.seed, kernel_.params().type);
   const arma::mat Z = Xs.rows(idx);  // M x p
 
   // L Lᵀ = K_MM + δI, δ from M·ε·mean(diag K_MM) up until the factorization succeeds:
@@ -365,18 +354,10 @@ const ParamTable<KrrParams>& KrrParams::table() {
     d.push_back(flag<P>("standardize", &P::standardize,
                         "Scale each feature to zero mean and unit variance before the kernel (fitted on the "
                         "training rows)"));
-    d.push_back(integer<P>("nystrom", &P::nystrom,
-                           "Fit the Nyström approximation with M landmarks, O(n M^2) time, O(M^2) memory "
-                           "(default: the exact fit)",
-                           Bounds::at_least(1)));
-    d.back().show_default = false;
-    d.back().sweep = false;
-    const auto nystrom = [](const P& p) { return p.nystrom > 0; };
-    d.push_back(applies_if(choice<P>("landmarks", &P::landmarks, "How Nyström picks landmarks: uniform or kmeans++"),
-                           nystrom, "only with `nystrom`"));
-    d.back().sweep = false;
-    d.push_back(applies_if(mlt::seed<P>("seed", &P::seed, "Seed of the landmark sampling"), nystrom,
-                           "only with `nystrom`"));
+    for (Param<P>& m : nystrom_param_table<P>("Fit the Nyström approximation with M landmarks, O(n M^2) time, O(M^2) "
+                                              "memory (default: the exact fit)",
+                                              false))
+      d.push_back(std::move(m));
     return d;
   }();
   return t;

@@ -9,21 +9,13 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
+#include "mlt/nystrom.hpp"
 #include "mlt/spd.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/estimator.hpp"
 
 namespace mlt {
-
-enum class LandmarkMethod {
-  uniform,   // M training rows drawn uniformly without replacement
-  kmeanspp,  // k-means++ (D²) seeding: spread over the data
-};
-inline constexpr NameTable<LandmarkMethod, 3> kLandmarkNames{
-    "landmark method",
-    {{{LandmarkMethod::uniform, "uniform"}, {LandmarkMethod::kmeanspp, "kmeans++"}, {LandmarkMethod::kmeanspp, "kmeanspp"}}}};
-constexpr const auto& name_table(LandmarkMethod) { return kLandmarkNames; }
 
 struct KrrParams {
   KernelParams kernel;          // kernel and its parameters (see kernel.hpp)

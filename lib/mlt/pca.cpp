@@ -29,6 +29,27 @@
 // more components than remain is refused. Each α_j is signed so that its
 // largest-magnitude entry is positive. Cost: the Gram matrix O(n² p), the
 // eigen-decomposition O(n³); transform O(m n (p + k)).
+//
+// Nyström kernel PCA (`nystrom` M; Williams & Seeger 2001; scikit-learn's
+// make_pipeline(Nystroem(kernel, n_components=M), PCA(k)) given the same landmarks is
+// the reference). With M landmarks L among the training rows (mlt/nystrom.hpp) and
+// K_LL = U diag(w) Uᵀ, the feature map φ(x) = k(x, L) U_r diag(w_r)^{-1/2} over the r
+// eigenvalues above 1e-12 w_max (the rest, zero up to rounding for dependent
+// landmarks, dropped: never a division by their square root); Φ = [φ(x_i)] (n x r) is
+// the projection of the images onto the landmarks' span, ΦΦᵀ = K_nL K_LL⁺ K_Ln the
+// Nyström Gram matrix. Then linear PCA of Φ centred on its training mean φ̄ (thin SVD,
+// as above): the components are unit vectors of the feature space (in the span), the
+// eigenvalues those of the centred ΦΦᵀ, the explained-variance ratios those of the
+// approximate spectrum, over its whole sum ‖Φ − 1φ̄‖²_F (scikit-learn's PCA ratios on
+// the Nystroem features). With every row a landmark and K nonsingular, ΦΦᵀ = K: exact
+// kernel PCA (a test). A new point's scores are (φ(x) − φ̄) Cᵀ. The projection error
+// is measured in the kernel's true feature space, from φ(x) to the model's affine
+// subspace P m + span(C) (P the projection on the landmarks' span, m the training
+// mean, P m = φ̄ in the basis): k(x, x) − 2 φ(x)·φ̄ + ‖φ̄‖² − ‖z‖², which includes the
+// part of φ(x) outside the landmarks' span. Cost: O(n M (p + r)) for Φ, O(n r²) for
+// the SVD, O(M³) for K_LL's eigen-decomposition; memory O(n M); the model keeps the
+// landmarks, the map, φ̄ and the components, not the training rows; transform O(m M (p
+// + r)).
 #include "mlt/pca.hpp"
 
 #include <cmath>
@@ -77,6 +98,17 @@ void scatter_axes(const arma::mat& scatter, arma::uword max_k, arma::vec& s, arm
   eigvec = arma::fliplr(eigvec);
   s = arma::sqrt(eigval.head(max_k));
   V = eigvec.cols(0, max_k - 1);
+}
+
+// Calls f(first, last, block of rows) over blocks of X's rows small enough that a block
+// against the n training rows stays near 32 MB.
+template <class F>
+void over_row_blocks(const arma::mat& X, arma::uword n_train, F&& f) {
+  const arma::uword block = std::max<arma::uword>(1, (1u << 22) / std::max<arma::uword>(1, n_train));
+  for (arma::uword r = 0; r < X.n_rows; r += block) {
+    const arma::uword last = std::min<arma::uword>(X.n_rows, r + block) - 1;
+    f(r, last, X.rows(r, last));
+  }
 }
 
 void fix_signs(arma::mat& V) {  // V: p x k, axes as columns
@@ -131,10 +163,14 @@ void Pca::reset_kernel_state() {
   eigenvalues_.reset();
   kernel_col_mean_.reset();
   kernel_mean_ = 0;
+  nystrom_map_.reset();
+  feature_mean_.reset();
+  n_train_ = 0;
 }
 
 Pca& Pca::fit(const arma::mat& X) {
   check_linear_params();
+  if (params_.nystrom > 0 && !params_.kernelized) throw UsageError("`nystrom` applies to kernel PCA only (with `kernel`)");
   check_fit_input(X, 1);
   if (params_.kernelized) {
     fit_kernel(X);
@@ -255,6 +291,7 @@ void Pca::fit_kernel(const arma::mat& X) {
   mean_.reset();
   components_.reset();
   singular_values_.reset();
+  reset_kernel_state();
   if (params_.standardize) {
     scaler_.fit(X);
     train_ = scaler_.transform(X);
@@ -262,6 +299,15 @@ void Pca::fit_kernel(const arma::mat& X) {
     train_ = X;
   }
   kernel_ = Kernel(params_.kernel, X.n_cols);
+  n_train_ = n;
+  if (params_.nystrom > 0) {
+    if (params_.eigen_solver != KernelPcaSolver::automatic)
+      throw UsageError("`eigen_solver` applies to exact kernel PCA only (not with `nystrom`, whose eigenproblem is "
+                       "an SVD of the n x M features)");
+    const arma::mat Xw = std::move(train_);
+    fit_nystrom(Xw);
+    return;
+  }
   if (params_.eigen_solver == KernelPcaSolver::iterative) {
     if (params_.n_components == 0 || params_.n_components >= n)
       throw UsageError("eigen_solver iterative finds a given number of components, fewer than the rows: give "
@@ -378,6 +424,62 @@ void Pca::fit_kernel(const arma::mat& X) {
   explained_variance_ratio_ = ratio.head(k);
 }
 
+void Pca::fit_nystrom(const arma::mat& Xw) {
+  const arma::uword n = Xw.n_rows;
+  // K_LL^{-1/2} is a square root of a PSD matrix: an indefinite kernel has none (its
+  // negative eigenvalues would have to be dropped, which is no longer the kernel).
+  require_positive_semidefinite(params_.kernel, "the Nyström feature map k(x, L) K_LL^(-1/2) needs one");
+  const arma::uvec idx = nystrom_landmarks(Xw, params_.nystrom, params_.landmarks, params_.seed, params_.kernel.type);
+  train_ = Xw.rows(idx);
+  nystrom_map_ = nystrom_inverse_root(kernel_.gram(train_, train_));
+  const arma::uword r = nystrom_map_.n_cols;
+
+  // Φ = k(X, L) map over blocks of rows, one parallel task each with single-threaded
+  // BLAS: the blocks depend on M alone, so the bits do not depend on --threads.
+  arma::mat F(n, r);
+  const arma::uword block = std::max<arma::uword>(1, (1u << 22) / std::max<arma::uword>(1, train_.n_rows));
+  parallel_for((n + block - 1) / block, [&](std::size_t b) {
+    const arma::uword r0 = b * block, r1 = std::min<arma::uword>(n, r0 + block) - 1;
+    F.rows(r0, r1) = kernel_.gram(Xw.rows(r0, r1), train_) * nystrom_map_;
+  });
+  feature_mean_ = arma::mean(F, 0);
+  F.each_row() -= feature_mean_;
+  const double total = arma::accu(arma::square(F));  // the approximate spectrum's sum
+  arma::mat U, V;
+  arma::vec s;
+  {
+    const BlasSingleThreaded blas;  // as the exact eigensolver: the same bits for every --threads
+    if (!arma::svd_econ(U, s, V, F, "right", "dc") && !arma::svd_econ(U, s, V, F, "right", "std"))
+      throw DataError("Nyström kernel PCA: the SVD did not converge");
+  }
+  F.reset();
+  const arma::vec lambda = arma::square(s);  // decreasing: the centred ΦΦᵀ's eigenvalues
+  if (lambda.is_empty() || !(lambda[0] > 0))
+    throw DataError("Nyström kernel PCA: the training rows' features have no variance (all " + std::to_string(n) +
+                    " rows are the same point of the landmarks' span in the kernel's feature space)");
+  arma::uword usable = 0;
+  while (usable < lambda.n_elem && lambda[usable] > kEigenTol * lambda[0]) ++usable;
+  if (params_.n_components > usable)
+    throw DataError("Nyström kernel PCA: n_components=" + std::to_string(params_.n_components) + " but only " +
+                    std::to_string(usable) + " eigenvalues of the centred Nyström kernel matrix (rank at most " +
+                    std::to_string(r) + " with " + std::to_string(train_.n_rows) +
+                    " landmarks) are positive (above 1e-12 times the largest); raise `nystrom` or keep fewer");
+  const arma::vec ratio = lambda.head(usable) / total;
+  const arma::uword k = components_to_keep(params_, ratio, usable);
+  V = V.cols(0, k - 1);
+  fix_signs(V);
+  components_ = V.t();
+  eigenvalues_ = lambda.head(k);
+  explained_variance_ = eigenvalues_ / static_cast<double>(n - 1);  // n >= 2: one row has no variance
+  explained_variance_ratio_ = ratio.head(k);
+}
+
+arma::mat Pca::centred_features(const arma::mat& Xw) const {
+  arma::mat F = rowwise::product(kernel_.gram(Xw, train_), nystrom_map_);
+  F.each_row() -= feature_mean_;
+  return F;
+}
+
 void Pca::require_fitted() const {
   if (!is_fitted()) throw Error("internal: PCA used before fit", kExitSoftware);
 }
@@ -406,21 +508,6 @@ arma::mat Pca::centred_cross_kernel(const arma::mat& Xw, arma::vec* row_mean_out
   return Kx;
 }
 
-namespace {
-
-// Calls f(first, last, block of rows) over blocks of X's rows small enough that a block
-// against the n training rows stays near 32 MB.
-template <class F>
-void over_row_blocks(const arma::mat& X, arma::uword n_train, F&& f) {
-  const arma::uword block = std::max<arma::uword>(1, (1u << 22) / std::max<arma::uword>(1, n_train));
-  for (arma::uword r = 0; r < X.n_rows; r += block) {
-    const arma::uword last = std::min<arma::uword>(X.n_rows, r + block) - 1;
-    f(r, last, X.rows(r, last));
-  }
-}
-
-}  // namespace
-
 arma::mat Pca::transform(const arma::mat& X) const {
   require_fitted();
   kernel_.check_input(n_features(), X);
@@ -429,7 +516,8 @@ arma::mat Pca::transform(const arma::mat& X) const {
     const arma::mat Xw = params_.standardize ? scaler_.transform(X) : X;
     Z.set_size(X.n_rows, n_components());
     over_row_blocks(Xw, train_.n_rows, [&](arma::uword r, arma::uword last, const arma::mat& B) {
-      Z.rows(r, last) = rowwise::product(centred_cross_kernel(B), alphas_);
+      Z.rows(r, last) = is_nystrom() ? rowwise::inner_products(centred_features(B), components_)
+                                     : rowwise::product(centred_cross_kernel(B), alphas_);
     });
   } else {
     Z = rowwise::inner_products(centred(X), components_);
@@ -477,7 +565,17 @@ double Pca::projection_error(const arma::mat& X) const {
   if (params_.kernelized) {
     const arma::mat Xw = params_.standardize ? scaler_.transform(X) : X;
     const arma::vec diag = kernel_.diagonal(Xw);
+    const double mean_norm = arma::dot(feature_mean_, feature_mean_);
     over_row_blocks(Xw, train_.n_rows, [&](arma::uword r, arma::uword last, const arma::mat& B) {
+      if (is_nystrom()) {
+        // ‖φ(x) − P m‖² = k(x, x) − 2 φ(x)·φ̄ + ‖φ̄‖², with φ(x)·φ̄ = (φ(x) − φ̄)·φ̄ + ‖φ̄‖².
+        const arma::mat Fc = centred_features(B);
+        const arma::mat Z = rowwise::inner_products(Fc, components_);
+        const arma::vec self =
+            diag.subvec(r, last) - 2.0 * rowwise::inner_products(Fc, feature_mean_).col(0) - mean_norm;
+        residual += arma::accu(self - arma::sum(arma::square(Z), 1));
+        return;
+      }
       arma::vec row_mean;
       const arma::mat Z = rowwise::product(centred_cross_kernel(B, &row_mean), alphas_);
       const arma::vec self = diag.subvec(r, last) - 2.0 * row_mean + kernel_mean_;
@@ -582,7 +680,8 @@ const ParamTable<PcaParams>& PcaParams::table() {
                                      "Kernel PCA's eigensolver: dense (every eigenpair), iterative (the top "
                                      "components only, by subspace iteration: for a few components of many rows), "
                                      "or auto"),
-                           [](const P& p) { return p.kernelized; }, "to kernel PCA only (with `kernel`)"));
+                           [](const P& p) { return p.kernelized && p.nystrom == 0; },
+                           "to exact kernel PCA only (with `kernel`, without `nystrom`)"));
     d.back().sweep = false;
     // Giving a kernel makes the model kernel PCA.
     for (Param<P>& k : optional_kernel_param_table<P>(
@@ -591,6 +690,12 @@ const ParamTable<PcaParams>& PcaParams::table() {
              "(default: linear PCA in the "
              "features)"))
       d.push_back(std::move(k));
+    // A grid of M in cv shows the held-out projection error approach the exact one.
+    for (Param<P>& m : nystrom_param_table<P>("Kernel PCA through the Nyström approximation with M landmarks: O(n M^2) "
+                                              "time, O(n M) memory (default: exact)",
+                                              true, [](const P& p) { return p.kernelized; },
+                                              "to kernel PCA only (with `kernel`)"))
+      d.push_back(std::move(m));
     return d;
   }();
   return t;
@@ -606,7 +711,19 @@ void Pca::save(io::ModelWriter& out) const {
     // gamma as resolved (from sigma, or 1 / n_features), as header()["kernel"] has it.
     if (h["params"].contains("gamma")) h["params"]["gamma"] = kernel_.gamma();
     kernel_.save(out);
-    h["fitted"]["n_train"] = train_.n_rows;
+    h["fitted"]["n_train"] = n_train_;
+    if (is_nystrom()) {
+      h["fitted"]["n_landmarks"] = train_.n_rows;
+      h["fitted"]["rank"] = nystrom_map_.n_cols;
+      out.add("landmarks", train_);
+      out.add("nystrom_map", nystrom_map_);
+      out.add("feature_mean", feature_mean_);
+      out.add("components", components_);
+      out.add("eigenvalues", eigenvalues_);
+      out.add("explained_variance", explained_variance_);
+      out.add("explained_variance_ratio", explained_variance_ratio_);
+      return;
+    }
     h["fitted"]["kernel_mean"] = kernel_mean_;
     out.add("train", train_);
     out.add("kernel_col_mean", kernel_col_mean_);
@@ -636,6 +753,12 @@ Pca Pca::load(const io::ModelReader& in) {
   const auto eigen_solver = in.get_or<std::string>("/params/eigen_solver", "auto");  // absent before the choice
   if (!kKernelPcaSolverNames.accepts(eigen_solver)) in.fail("unknown eigen solver \"" + eigen_solver + "\"");
   p.eigen_solver = parse_name<KernelPcaSolver>(eigen_solver);
+  p.nystrom = in.get_or<std::size_t>("/params/nystrom", 0);  // absent before Nyström kernel PCA
+  const auto landmarks = in.get_or<std::string>("/params/landmarks", "uniform");
+  if (!kLandmarkNames.accepts(landmarks)) in.fail("unknown landmark method \"" + landmarks + "\"");
+  p.landmarks = parse_name<LandmarkMethod>(landmarks);
+  p.seed = in.get_or<std::uint64_t>("/params/seed", kDefaultSeed);
+  if (p.nystrom > 0 && !p.kernelized) in.fail("`nystrom` without a kernel");
   Pca pca(p);
   const auto n_features = in.get<std::size_t>("/fitted/n_features");
   const auto k = in.get<std::size_t>("/fitted/n_components");
@@ -644,6 +767,22 @@ Pca Pca::load(const io::ModelReader& in) {
     pca.kernel_ = Kernel::load(in);
     pca.params_.kernel = pca.kernel_.params();
     const auto n_train = in.get<std::size_t>("/fitted/n_train");
+    pca.n_train_ = n_train;
+    if (p.nystrom > 0) {
+      const auto m = in.get<std::size_t>("/fitted/n_landmarks");
+      const auto r = in.get<std::size_t>("/fitted/rank");
+      if (k == 0 || n_features == 0 || m != p.nystrom || m > n_train || r == 0 || r > m || k > r)
+        in.fail("invalid Nyström kernel PCA dimensions");
+      pca.train_ = in.matrix("landmarks", m, n_features);
+      pca.nystrom_map_ = in.matrix("nystrom_map", m, r);
+      pca.feature_mean_ = in.matrix("feature_mean", 1, r);
+      pca.components_ = in.matrix("components", k, r);
+      pca.eigenvalues_ = in.vector("eigenvalues", k);
+      if (!arma::all(pca.eigenvalues_ > 0)) in.fail("kernel PCA eigenvalues must be > 0");
+      pca.explained_variance_ = in.vector("explained_variance", k);
+      pca.explained_variance_ratio_ = in.vector("explained_variance_ratio", k);
+      return pca;
+    }
     if (k == 0 || n_features == 0 || n_train < 2 || k > n_train) in.fail("invalid kernel PCA dimensions");
     pca.kernel_mean_ = in.get<double>("/fitted/kernel_mean");
     pca.train_ = in.matrix("train", n_train, n_features);

@@ -1,7 +1,9 @@
 // Principal component analysis: the principal axes are the right singular vectors of
 // the centred data matrix, ordered by decreasing singular value. With a kernel, kernel
 // PCA (Schölkopf, Smola, Müller 1998): the same in the kernel's feature space, through
-// the eigenvectors of the centred n x n Gram matrix (pca.cpp states the algorithm).
+// the eigenvectors of the centred n x n Gram matrix, or with `nystrom` M, linear PCA
+// of the training rows' Nyström features (mlt/nystrom.hpp): O(n M²) time, O(n M)
+// memory, never the n x n matrix (pca.cpp states both).
 #pragma once
 
 #include <cstddef>
@@ -10,6 +12,7 @@
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
+#include "mlt/nystrom.hpp"
 #include "mlt/standardizer.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/params.hpp"
@@ -46,6 +49,10 @@ struct PcaParams {
   bool kernelized = false;       // kernel PCA with `kernel`
   KernelPcaSolver eigen_solver = KernelPcaSolver::automatic;  // kernel PCA only
   KernelParams kernel;
+  // Kernel PCA through the Nyström approximation with M landmarks (0: exact).
+  std::size_t nystrom = 0;
+  LandmarkMethod landmarks = LandmarkMethod::uniform;
+  std::uint64_t seed = kDefaultSeed;  // landmark sampling
 
   // The declaration of these parameters (core/params.hpp).
   static const ParamTable<PcaParams>& table();
@@ -107,12 +114,14 @@ class Pca {
 
   bool is_fitted() const { return !explained_variance_.is_empty(); }
   std::size_t n_features() const { return params_.kernelized ? train_.n_cols : mean_.n_elem; }
+  // Kernel PCA: the training rows (Nyström: not kept, only the landmarks).
+  std::size_t n_train() const { return n_train_; }
   std::size_t n_components() const { return explained_variance_.n_elem; }
   const Params& params() const { return params_; }
 
   // Linear PCA.
   const arma::rowvec& mean() const { return mean_; }              // 1 x p
-  const arma::mat& components() const { return components_; }      // k x p, rows = axes
+  const arma::mat& components() const { return components_; }      // k x p, rows = axes (Nyström: k x r)
   const arma::vec& singular_values() const { return singular_values_; }           // k
   // Both. Kernel PCA: eigenvalue / (n - 1), the variance of the training scores (as
   // linear PCA's s² / (n - 1), which it equals with the linear kernel); the ratio is
@@ -126,6 +135,13 @@ class Pca {
   const arma::mat& training_data() const { return train_; }   // n x p, standardized if so
   const arma::vec& eigenvalues() const { return eigenvalues_; }  // k, of the centred Gram matrix
   const arma::mat& alphas() const { return alphas_; }            // n x k: eigenvectors / sqrt(eigenvalues)
+  // Nyström kernel PCA: x's scores are (φ(x) − feature_mean) componentsᵀ with
+  // φ(x) = k(x, landmarks) nystrom_map; eigenvalues() are those of the centred Nyström
+  // Gram matrix ΦΦᵀ (the squared singular values of the centred features).
+  bool is_nystrom() const { return params_.kernelized && params_.nystrom > 0; }
+  const arma::mat& landmarks() const { return train_; }          // M x p, standardized if so
+  const arma::mat& nystrom_map() const { return nystrom_map_; }  // M x r: K_LL^{-1/2} on its r kept eigenvalues
+  const arma::rowvec& feature_mean() const { return feature_mean_; }  // 1 x r, of the training rows' φ
   // Relative cut-off: eigenvalues at or below it times the largest are zero or
   // negative in exact arithmetic as far as the eigensolver can tell, and their
   // components are left out (scikit-learn's KernelPCA sets the same to zero and drops
@@ -146,6 +162,9 @@ class Pca {
   void keep_components(const arma::vec& s, arma::mat V, double denom, double total);
   arma::mat centred(const arma::mat& X) const;  // (X - mean) / scale
   void fit_kernel(const arma::mat& X);
+  void fit_nystrom(const arma::mat& Xw);
+  // Nyström: the centred features φ(x) − feature_mean of a block of (standardized) rows.
+  arma::mat centred_features(const arma::mat& Xw) const;
   // Kernel PCA: the cross-kernel k(X, train) of a block of (standardized) rows, centred
   // in feature space; `row_mean` receives k(x, X)1/n before the centring.
   arma::mat centred_cross_kernel(const arma::mat& Xw, arma::vec* row_mean = nullptr) const;
@@ -159,11 +178,14 @@ class Pca {
   arma::vec explained_variance_ratio_;
   // Kernel PCA.
   Kernel kernel_;
-  arma::mat train_;               // n x p
+  arma::mat train_;               // n x p (Nyström: the M landmarks)
+  arma::mat nystrom_map_;         // Nyström: M x r
+  arma::rowvec feature_mean_;     // Nyström: 1 x r
   arma::mat alphas_;              // n x k
   arma::vec eigenvalues_;         // k
   arma::rowvec kernel_col_mean_;  // 1 x n: 1ᵀK / n over the training Gram matrix
   double kernel_mean_ = 0;        // 1ᵀK1 / n²
+  std::size_t n_train_ = 0;
 };
 
 static_assert(Transformer<Pca>);

@@ -15,16 +15,17 @@ PY
 
 # scores equal to scikit-learn's up to sign: 1e-8 relative to max(1, |value|)
 # (tests/lib/kernel_pca_test.cpp derives it).
-same_scores() {  # CSV FIXTURE
-  python3 - "$1" "$2" <<'PY'
+same_scores() {  # CSV FIXTURE [TOLERANCE]
+  python3 - "$1" "$2" "${3:-1e-8}" <<'PY'
 import json, sys
 rows = [list(map(float, l.split(","))) for l in open(sys.argv[1]).read().splitlines()[1:]]
 ref = json.load(open(sys.argv[2]))["scores_test"]
+tol = float(sys.argv[3])
 assert len(rows) == len(ref) and len(rows[0]) == len(ref[0]), (len(rows), len(ref))
 for j in range(len(ref[0])):
     s = 1 if sum(r[j] * e[j] for r, e in zip(rows, ref)) >= 0 else -1
     for r, e in zip(rows, ref):
-        assert abs(s * r[j] - e[j]) <= 1e-8 * max(1, abs(e[j])), (j, r[j], e[j])
+        assert abs(s * r[j] - e[j]) <= tol * max(1, abs(e[j])), (j, r[j], e[j])
 PY
 }
 
@@ -89,4 +90,67 @@ check "sigmoid kernel PCA fits (stderr: $err)" test "$rc" -eq 0
 check "and warns that the centred kernel matrix is indefinite" grep -q "not positive semi-definite on these data" <<<"$err"
 run "$MLT" pca fit "$DATA/iris.csv" --ignore species --kernel rbf -k 2 -o rbf.pca
 check "no such warning for rbf" test "$(grep -c "not positive semi-definite" <<<"$err")" -eq 0
+
+# Nyström (--nystrom M): scikit-learn's Nystroem + PCA on the landmarks `uniform` draws
+# with seed 7 (scripts/fixtures/kernel_pca_nystrom.py reproduces the draw). Tolerance
+# as tests/lib/kernel_pca_nystrom_test.cpp derives it, 10 κ M ε / gap = 10 · 714 · 20 ·
+# 2.2e-16 / 0.0163 ≈ 2e-9.
+NY=$FIX/nystrom_iris_rbf.json
+expect_status 0 "fit rbf --nystrom 20" "$MLT" pca fit train.csv --ignore species --kernel rbf --gamma 0.5 --standardize \
+  -k 4 --nystrom 20 --seed 7 -o ny.pca
+check "fit: the summary names the Nyström features" grep -q "of the Nyström features (20 landmarks)" <<<"$err"
+run "$MLT" pca transform ny.pca test.csv -o ny.csv
+check "transform: scikit-learn's Nystroem + PCA scores" same_scores ny.csv "$NY" 2e-9
+run "$MLT" pca score ny.pca test.csv --json
+ref_pe=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["projection_error_test"])' "$NY")
+check "score: projection_error in the true feature space ($ref_pe)" close_to "$(json_get "$out" projection_error)" "$ref_pe" 2e-9
+run "$MLT" info ny.pca --json
+check "info: nystrom 20, landmarks uniform, seed 7; the landmarks, map, mean and components stored" python3 -c '
+import json, sys; h = json.loads(sys.argv[1]); p, f, m = h["params"], h["fitted"], h["matrices"]
+assert p["nystrom"] == 20 and p["landmarks"] == "uniform" and p["seed"] == 7 and "eigen_solver" not in p, p
+assert f["n_landmarks"] == 20 and f["rank"] == 20 and f["n_train"] == 75, f
+assert (m["landmarks"]["rows"], m["landmarks"]["cols"]) == (20, 4) and "train" not in m and "alphas" not in m, m
+assert (m["nystrom_map"]["rows"], m["components"]["rows"], m["components"]["cols"]) == (20, 4, 20), m' "$out"
+# kmeans++ landmarks and another seed: other landmarks, still a model.
+expect_status 0 "fit --landmarks kmeans++" "$MLT" pca fit train.csv --ignore species --kernel rbf -k 2 --nystrom 10 \
+  --landmarks kmeans++ -o kpp.pca
+# cv over M: the held-out projection error, one row per M.
+run "$MLT" pca cv "$DATA/iris.csv" --ignore species --standardize --kernel rbf --gamma 0.5 -k 2 --nystrom 10,40 \
+  --score projection_error
+check "cv: a grid over --nystrom ($out)" test "$(head -1 <<<"$out" | cut -d, -f1-4),$(($(wc -l <<<"$out") - 1))" = \
+  "n_components,kernel,gamma,nystrom,2"
+# A precomputed Gram matrix: the landmarks are training rows, whose values every row
+# carries. The same draw (same n, same seed) on the rbf Gram matrix of the rows gives
+# the rbf kernel's own model, up to the few ulps between scikit-learn's rbf values and
+# mlt's (6e-15, tests/apps/precomputed_test.sh) times the map's conditioning.
+PRE=$SRC/tests/fixtures/precomputed
+expect_status 0 "fit --kernel precomputed --nystrom" "$MLT" pca fit "$PRE/krr_train.csv" --ignore y \
+  --kernel precomputed -k 3 --nystrom 30 -o pre.pca
+"$MLT" pca transform pre.pca "$PRE/krr_test.csv" --ignore y -o pre.csv
+"$MLT" pca fit "$SRC/tests/fixtures/krr/train.csv" --ignore y --kernel rbf --gamma 0.5 -k 3 --nystrom 30 -o rbf30.pca
+"$MLT" pca transform rbf30.pca "$SRC/tests/fixtures/krr/test.csv" --ignore y -o rbf30.csv
+check "precomputed Nyström = rbf Nyström (1e-8, up to sign)" python3 - <<'PY'
+a = [list(map(float, l.split(","))) for l in open("pre.csv").read().splitlines()[1:]]
+b = [list(map(float, l.split(","))) for l in open("rbf30.csv").read().splitlines()[1:]]
+assert len(a) == len(b) > 0
+for j in range(3):
+    s = 1 if sum(x[j] * y[j] for x, y in zip(a, b)) >= 0 else -1
+    assert all(abs(x[j] - s * y[j]) <= 1e-8 * max(1, abs(y[j])) for x, y in zip(a, b)), j
+PY
+# Refusals.
+expect_error 2 "nystrom applies to kernel PCA only" "--nystrom without a kernel" \
+  "$MLT" pca fit train.csv --ignore species --nystrom 10 -o x.pca
+expect_error 2 "landmarks applies only with --nystrom" "--landmarks without --nystrom" \
+  "$MLT" pca fit train.csv --ignore species --kernel rbf --landmarks kmeans++ -o x.pca
+expect_error 2 "seed applies only with --nystrom" "--seed without --nystrom" \
+  "$MLT" pca fit train.csv --ignore species --kernel rbf --seed 3 -o x.pca
+expect_error 2 "eigen-solver applies to exact kernel PCA only" "--eigen-solver with --nystrom" \
+  "$MLT" pca fit train.csv --ignore species --kernel rbf --nystrom 10 --eigen-solver dense -o x.pca
+expect_error 65 "nystrom M=76 > n_samples=75" "more landmarks than rows" \
+  "$MLT" pca fit train.csv --ignore species --kernel rbf --nystrom 76 -o x.pca
+expect_error 2 "not positive semi-definite" "--nystrom with the sigmoid kernel" \
+  "$MLT" pca fit train.csv --ignore species --kernel sigmoid --nystrom 10 -o x.pca
+expect_error 2 "use landmarks uniform" "kmeans++ landmarks on a Gram matrix" \
+  "$MLT" pca fit "$PRE/krr_train.csv" --ignore y --kernel precomputed --nystrom 10 --landmarks kmeans++ -o x.pca
+check "nothing written on refusal" test ! -e x.pca
 finish

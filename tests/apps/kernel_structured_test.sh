@@ -91,4 +91,24 @@ check "knn predicts every graph" test "$(wc -l <<<"$out")" -eq 161
 printf 'id,graph,class\nm1,C O|0-1,a\nm2,C O N|0-1 1-5,b\n' >bad.csv
 expect_error 65 "bad.csv:3:2: offset 13 of the graph .*vertex 5 does not exist" "a graph's parse error names line, column, offset" \
   "$MLT" svm fit bad.csv --ignore id --kernel walk -o x.svm
+
+# mlt info counts the input as given: one text or graph column, or the kernel values of
+# a precomputed row; the encoded width is shown beside it, as what it is.
+"$MLT" -q knn fit "$DATA/dna_motifs.csv" --ignore id --target class --kernel spectrum -k 3 -o info.knn
+run "$MLT" info info.knn
+check "info: features (1 text column (spectrum kernel))" grep -q "^features (1 text column (spectrum kernel)): " <<<"$out"
+check "info: fitted n_features is 1 (the text column)" grep -q "^  n_features: 1$" <<<"$out"
+run "$MLT" info info.knn --json
+check "info --json: n_features 1, the encoded width apart" python3 -c '
+import json, sys; f = json.loads(sys.argv[1])["fitted"]
+assert f["n_features"] == 1 and f["encoded_width"] > 1 and f["input"] == "1 text column (spectrum kernel)", f' "$out"
+"$MLT" -q pca fit "$DATA/molecules.csv" --ignore id,class --kernel walk -k 2 -o info.pca
+run "$MLT" info info.pca
+check "info: features (1 graph column (walk kernel))" grep -q "^features (1 graph column (walk kernel)): " <<<"$out"
+"$MLT" -q krr fit "$SRC/tests/fixtures/precomputed/krr_train.csv" --kernel precomputed -o info.krr
+run "$MLT" info info.krr --json
+check "info --json: a precomputed model reads 80 kernel values" python3 -c '
+import json, sys; f = json.loads(sys.argv[1])["fitted"]
+assert f["n_features"] == 80 and f["encoded_width"] == 81, f
+assert f["input"] == "kernel values against 80 training rows (precomputed kernel)", f' "$out"
 finish

@@ -114,6 +114,15 @@ expect_error 2 "plane of two features; this model has 4" "regions of a 4-feature
   "$MLT" plot regions iris.logreg "$DATA/iris.csv" -o x.png
 expect_error 2 "one feature; this model has" "fit of a many-feature model" \
   sh -c "'$MLT' -q ridge fit '$DATA/diabetes.csv' -o all.ridge && '$MLT' plot fit all.ridge '$DATA/diabetes.csv' -o x.png"
+# A precomputed kernel's rows are kernel values (plus each row's index), a string
+# kernel's one text column: no plane or line of numeric features to draw over.
+PRE=$SRC/tests/fixtures/precomputed
+expect_error 2 "one numeric feature; this model reads kernel values against 80 training rows \(precomputed kernel\)" \
+  "fit of a precomputed-kernel model" \
+  sh -c "'$MLT' -q knn fit '$PRE/krr_train.csv' --regression --kernel precomputed -k 3 -o pre.knn && '$MLT' plot fit pre.knn '$PRE/krr_train.csv' -o x.png"
+expect_error 2 "two numeric features; this model reads 1 text column \(spectrum kernel\)" \
+  "regions of a string-kernel model" \
+  sh -c "'$MLT' -q knn fit '$DATA/dna_motifs.csv' --ignore id --target class --kernel spectrum -k 3 -o dna.knn && '$MLT' plot regions dna.knn '$DATA/dna_motifs.csv' -o x.png"
 expect_error 65 "iris.pca: not JSON; plot cv reads the report of mlt <algo> cv --json" "cv of a model file" "$MLT" plot cv iris.pca -o x.png
 expect_error 2 "standard output is not a terminal: give -o" "no -o off a terminal" "$MLT" plot scree iris.pca
 expect_error 2 "cannot tell the format of x.gif" "unknown extension" "$MLT" plot scree iris.pca -o x.gif

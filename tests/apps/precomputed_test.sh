@@ -97,10 +97,34 @@ expect_error 65 "not symmetric: K\(3, 2\) = .* but K\(2, 3\) = " "asymmetric Gra
 tail -n +2 "$FIX/svc_test.csv" > wide.csv  # by position: with a header, the model's columns k1..k80 by name
 expect_error 65 "model trained on 80 features, input has 113" "predict: wrong width" \
   "$MLT" krr predict k.krr wide.csv --no-header
+# With a header the columns are matched by name, and a row must hold exactly one value
+# per training row: a column the model does not have is refused (65, naming the file
+# and its header line), not silently cut, as a missing one is.
+python3 - "$FIX/krr_test.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+with open("extra.csv", "w", newline="") as f:
+    w = csv.writer(f)
+    for i, r in enumerate(rows):
+        w.writerow(r[:-1] + (["k81"] if i == 0 else ["0.5"]) + r[-1:])
+with open("fewer.csv", "w", newline="") as f:
+    w = csv.writer(f)
+    for r in rows:
+        w.writerow(r[:-2] + r[-1:])
+PY
+expect_error 65 'extra.csv:1: column "k81" is not one of the model.s 80 kernel columns' "predict: an extra named column" \
+  "$MLT" krr predict k.krr extra.csv
+expect_error 65 'no column named "k80"' "predict: a missing column" "$MLT" krr predict k.krr fewer.csv
+expect_status 0 "predict: the extra column skipped with --ignore" "$MLT" krr predict k.krr extra.csv --ignore k81 -o ign.csv
+check "and the predictions are the file's without it" cmp -s ign.csv pre.csv
 expect_error 2 "normalize" "normalize refused" "$MLT" krr fit "$FIX/krr_train.csv" --kernel precomputed --normalize -o x.krr
 expect_error 2 "standardize does not apply to the precomputed kernel" "standardize refused" \
   "$MLT" krr fit "$FIX/krr_train.csv" --kernel precomputed --standardize -o x.krr
-"$MLT" knn fit "$FIX/svc_train.csv" --target y --kernel precomputed -k 3 -o n.knn
+run "$MLT" knn fit "$FIX/svc_train.csv" --target y --kernel precomputed -k 3 -o n.knn
+# The fit summary counts what the user gave (113 kernel values per row), not the
+# encoded row's width (the training index in front makes 114).
+check "knn fit: the summary says kernel values, not 114 features ($err)" \
+  grep -q "knn: 113 training samples, kernel values against 113 training rows (precomputed kernel), brute search" <<<"$err"
 expect_error 65 "needs k\(x, x\).*not a training row" "knn predict of new rows" "$MLT" knn predict n.knn "$FIX/svc_test.csv"
 "$MLT" smoother fit "$FIX/krr_train.csv" --kernel precomputed --bandwidth 0.5 -o pre.smoother
 expect_error 65 "needs k\(x, x\).*not a training row" "smoother predict of new rows" \
