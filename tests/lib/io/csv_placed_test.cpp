@@ -197,3 +197,23 @@ TEST_CASE("rows placed in the matrix: an error deep in a placed file keeps its l
                    ":1: expected a number in column \"a\", found \"9000x\"");
   }
 }
+
+TEST_CASE("rows placed in the matrix: across the reader's 16 MiB buffers") {
+  // ~20 MB: records cut by a buffer's end are carried to the next buffer, and the
+  // row of each buffer's first line continues the count of the one before, blank
+  // lines and dropped rows included.
+  const Written w = write(Dialect{"everything", "\r\n", 31, 17, false, false, 0, true}, 900000);
+  REQUIRE(w.csv.size() > (std::size_t{17} << 20));
+  TempFile f(w.csv);
+  for (unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    CsvOptions options;
+    options.threads = threads;
+    options.missing = mlt::io::MissingPolicy::drop;
+    ColumnSelection columns;
+    columns.text = {"label"};
+    const auto t = mlt::io::read_csv(f.path(), options, columns);
+    CHECK(mlt::io::detail::last_read_placed_rows());
+    check_table(t, w);
+  }
+}
