@@ -8,10 +8,21 @@
 //   to the careful path, which owns every message. A chunk without any quote
 //   character is split at line ends and parsed by several threads; quoted input is
 //   parsed sequentially, since a quote changes where records end.
-// * Each range's values are written once, column-major, into a block sized by the
-//   range's line ends; the blocks are copied into the final matrix a column at a
-//   time (a memcpy each) and freed one by one, so the peak stays near one copy of
-//   the matrix instead of two.
+// * The common cell is converted with its end already known: a vector scan finds
+//   delimiters and line ends 64 bytes at a time (csv_scan.hpp) and a one-word
+//   converter (csv_number.hpp) must reach exactly that end, so successive cells do
+//   not wait on each other.
+// * read_csv on a regular file without quotes (every record one line) first counts
+//   the line feeds (pread, vector compares, both cores: a few percent of the read),
+//   sizes the matrix, and each range writes its rows straight into it at the row of
+//   its first line: one write per value, each page of the matrix touched once, no
+//   second copy. Blank lines and dropped rows leave gaps, closed in place at the end.
+// * Otherwise (a pipe, quotes, lone CRs, CsvChunks) each range's values are written
+//   once, column-major, into a block sized by the range's line ends; the blocks are
+//   copied into the final matrix by both cores and freed one by one, so the peak
+//   stays near one copy of the matrix instead of two. (Transparent huge pages for
+//   the matrix were tried: on this project's virtual machine, clearing them cost
+//   more than the 4 KiB faults they save: 0.7-1.0 s of system time against 0.4 s.)
 // * Physical line numbers are counted as records are parsed (a quoted newline counts)
 //   so every message can name file:line:column.
 #include "mlt/io/csv.hpp"
@@ -37,6 +48,7 @@
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/io/csv_number.hpp"
+#include "mlt/io/csv_scan.hpp"
 #include "mlt/io/sha256.hpp"
 
 namespace mlt::io {
@@ -98,6 +110,7 @@ class Source {
   explicit Source(const std::string& path) : name_(path == "-" ? "<stdin>" : path) {
     if (path == "-") {
       fd_ = 0;
+      origin_ = ::lseek(fd_, 0, SEEK_CUR);  // -1 for a pipe
       return;
     }
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -108,9 +121,30 @@ class Source {
       throw InputError(path + ": is a directory, expected a CSV file");
     }
     posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    origin_ = 0;
   }
   ~Source() {
     if (fd_ > 0) ::close(fd_);
+  }
+
+  // For a regular file (standard input too, when redirected from one): where reading
+  // starts and the size, so that the reader can look ahead with pread. False for a
+  // pipe or a terminal, which can only be read once.
+  bool regular(std::uint64_t& origin, std::uint64_t& size) const {
+    struct stat st;
+    if (origin_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    origin = static_cast<std::uint64_t>(origin_);
+    size = static_cast<std::uint64_t>(st.st_size);
+    return true;
+  }
+
+  // Up to n bytes at `offset`, without moving the position read() continues from.
+  std::size_t pread(char* buf, std::size_t n, std::uint64_t offset) const {
+    for (;;) {
+      const ssize_t r = ::pread(fd_, buf, n, static_cast<off_t>(offset));
+      if (r >= 0) return static_cast<std::size_t>(r);
+      if (errno != EINTR) throw IoError(name_ + ": read failed: " + std::strerror(errno));
+    }
   }
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
@@ -134,6 +168,7 @@ class Source {
  private:
   std::string name_;
   int fd_ = -1;
+  off_t origin_ = -1;  // the offset of the first byte read, when the input can seek
 };
 
 // category: a feature column read as text (ColumnSelection::categorical).
@@ -156,6 +191,12 @@ struct Plan {
 struct Block {
   std::unique_ptr<double[]> values;            // capacity x n_features, column-major
   std::size_t capacity = 0;
+  // Set when the rows go straight into the final matrix (read_csv on a file, see
+  // CsvChunks::Impl::place_rows): row i's feature j at target[i + j * stride];
+  // capacity is then the rows the range may hold, and values stays empty.
+  double* target = nullptr;
+  std::size_t stride = 0;
+  std::uint64_t first_row = 0;                 // of the matrix, where target points
   std::vector<std::vector<std::string>> text;  // [text column][row]
   std::vector<std::uint64_t> lines;            // line of each row, relative to the range
   std::size_t rows = 0;
@@ -179,6 +220,10 @@ struct RangeError {
   std::string message;
 };
 
+// Thrown by the parser when the rows it was given in the matrix are not enough (see
+// RangeParser::parse); the reader turns it into an IoError naming the file.
+struct InputChanged {};
+
 class RangeParser {
  public:
   RangeParser(const Plan& plan, char delimiter, MissingPolicy missing, bool header_given, bool verbatim)
@@ -190,7 +235,7 @@ class RangeParser {
     const std::size_t nf = plan_.n_features;
     const std::size_t ncols = plan_.role.size();
     out.text.resize(plan_.n_text);
-    if (nf) {
+    if (nf && !out.target) {
       // A kept record has ncols - 1 delimiters and a byte or more in each feature
       // (an empty one is missing: refused or dropped), which bounds the rows too
       // when line ends do not (a chunk of blank lines and a wide header). The +1 is
@@ -203,10 +248,12 @@ class RangeParser {
       out.capacity = std::min(max_records(b, e), by_bytes);
       out.values.reset(new double[out.capacity * nf]);
     }
-    const std::size_t cap = out.capacity;
+    double* const values = out.target ? out.target : out.values.get();
+    const std::size_t cap = out.target ? out.stride : out.capacity;
     out.lines.reserve(out.capacity);
     const char* p = b;
     std::uint64_t line = 0;
+    detail::SeparatorScan separators(e, delim_);
     while (p < e) {
       if (*p == '\n') {
         ++p, ++line;
@@ -218,10 +265,14 @@ class RangeParser {
         ++line;
         continue;
       }
+      // Rows placed in the matrix were counted from the file's line feeds a moment
+      // before: more records than that means the file changed (lone CRs, lines
+      // added), and the row would land in another range's rows or past the matrix.
+      if (out.target && out.rows >= out.capacity) throw InputChanged{};
       const char* record_start = p;
       const std::uint64_t record_line = line;
       // This record's feature j goes to row[j * cap].
-      double* row = nf ? out.values.get() + out.rows : nullptr;
+      double* row = nf ? values + out.rows : nullptr;
       bool row_missing = false;
       std::size_t col = 0;
       bool incomplete = false;
@@ -232,7 +283,15 @@ class RangeParser {
         // takes (blanks around it allowed); the rest goes the careful way below.
         if (role == Role::feature && p < e && *p != '"') {
           double v;
-          const char* t = detail::parse_short_decimal(p, e, v);
+          // The common cell: its end from the structural scan, and a number that
+          // reaches exactly there (csv_scan.hpp says why the end comes first).
+          const char* t = separators.next(p);
+          if (e - p >= 16 && detail::parse_decimal_word(p, v) == t) {
+            row[plan_.slot[col] * cap] = v;
+            p = t;
+            goto field_done;
+          }
+          t = detail::parse_short_decimal(p, e, v);
           if (t && ((t < e && (*t == delim_ || *t == '\n' || *t == '\r')) || (t == e && at_eof))) {
             row[plan_.slot[col] * cap] = v;
             p = t;
@@ -644,8 +703,33 @@ struct CsvChunks::Impl {
   // already ended.
   bool parse_next(std::vector<Block>& blocks);
   // Moves the rows of `blocks` into `table` (X, lines, text; adds the dropped rows),
-  // freeing each block as it goes.
+  // freeing each block as it goes. After place_rows, X is already in place: only
+  // its gaps are closed.
   void assemble(std::vector<Block>& blocks, Table& table) const;
+  [[noreturn]] void raise_changed() const {
+    throw IoError(src.name() + ": the file changed while it was read (more lines than counted before the parse)");
+  }
+  // Points `block` at the matrix rows of the range [b, e), whose first line is row
+  // `row` and which holds `lf` line feeds (one more record may follow the last).
+  void target_rows(Block& block, const char* b, const char* e, std::uint64_t row, std::uint64_t lf) const {
+    const std::uint64_t bound = lf + (e > b && e[-1] != '\n');
+    // More lines than counted: the file grew after the count (a writer still at work).
+    if (row + bound > placed_rows) raise_changed();
+    block.target = placed + row;
+    block.stride = placed_rows;
+    block.first_row = row;
+    block.capacity = bound;
+  }
+  // For read_csv on a regular file: counts the line feeds after the header (a pass of
+  // pread, vector compares, both cores) and, when every record is then one line (no
+  // quote, no carriage return but in CRLF), sizes X for that many rows, so that the
+  // parse writes each row where it belongs: no blocks, no copy, each page of the
+  // matrix touched once. Line i after the header is row i; blank lines and dropped
+  // rows leave gaps, closed in place at the end. False (X untouched) otherwise.
+  bool place_rows(arma::mat& X);
+  // After place_rows and the parse: moves the n rows kept down over the gaps, in place,
+  // and makes X n x n_features.
+  void close_gaps(arma::mat& X, std::size_t n) const;
   void hash_async(const char* p, std::size_t n) {
     hashing = std::async(std::launch::async, [this, p, n] { sha.update(p, n); });
   }
@@ -670,6 +754,12 @@ struct CsvChunks::Impl {
   std::uint64_t rows = 0, dropped = 0;
   std::uint64_t dropped_returned = 0;  // dropped rows reported in the chunks returned
   std::string digest;  // of the whole input, once done
+  // Under place_rows: the matrix's memory and row count (the line feeds counted),
+  // the row of the next buffer's first line, and where each range's rows went.
+  double* placed = nullptr;
+  std::uint64_t placed_rows = 0;
+  std::uint64_t next_row = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // first row, rows
   // The checksum of each piece is computed on another thread while it is parsed
   // (declared after buf: its destructor waits, before the buffer goes away).
   std::future<void> hashing;
@@ -819,6 +909,17 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     const std::size_t n_ranges = cuts.size() - 1;
     std::vector<Block> part(n_ranges);
     std::vector<std::optional<RangeError>> errors(n_ranges);
+    std::uint64_t lines_here = 0;
+    if (placed) {
+      std::vector<std::uint64_t> lf(n_ranges);
+      parallel_for(
+          n_ranges, [&](std::size_t r) { lf[r] = static_cast<std::uint64_t>(std::count(cuts[r], cuts[r + 1], '\n')); },
+          n_threads);
+      for (std::size_t r = 0; r < n_ranges; ++r) {
+        target_rows(part[r], cuts[r], cuts[r + 1], next_row + lines_here, lf[r]);
+        lines_here += lf[r];
+      }
+    }
     auto work = [&](std::size_t r) {
       RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
       // Only the first range knows its line before the others are counted; the rest
@@ -826,30 +927,46 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
       parser.set_position(r == 0 ? line_no : std::uint64_t{1} << 62,
                           bytes_before + static_cast<std::uint64_t>(cuts[r] - buf.get()));
       try {
-        parser.parse(cuts[r], cuts[r + 1], at_eof && r + 1 == n_ranges, part[r]);
+        // The range that reaches the end of the input is the one to end there: when
+        // the input has no '\n' past a cut (lone CR line ends), the ranges after it
+        // are empty, and the last record was taken for an unfinished one and lost.
+        parser.parse(cuts[r], cuts[r + 1], at_eof && cuts[r + 1] == e, part[r]);
       } catch (const RangeError& err) {
         errors[r] = err;
       }
     };
-    parallel_for(n_ranges, work, n_threads);
+    try {
+      parallel_for(n_ranges, work, n_threads);
+    } catch (const InputChanged&) {
+      raise_changed();
+    }
     for (std::size_t r = 0; r < n_ranges; ++r) {
       if (errors[r]) raise_at(source, line_no + errors[r]->line, *errors[r]);
       for (auto& l : part[r].lines) l += line_no;
       line_no += part[r].line_count;
+      if (placed) segments.emplace_back(part[r].first_row, part[r].rows);
       blocks.push_back(std::move(part[r]));
     }
+    next_row += lines_here;
     stop = limit;
   } else {
     RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
     parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - buf.get()));
     Block block;
+    if (placed) target_rows(block, b, e, next_row, static_cast<std::uint64_t>(std::count(b, e, '\n')));
     try {
       stop = parser.parse(b, e, at_eof, block);
     } catch (const RangeError& err) {
       raise_at(source, line_no + err.line, err);
+    } catch (const InputChanged&) {
+      raise_changed();
     }
     for (auto& l : block.lines) l += line_no;
     line_no += block.line_count;
+    if (placed) {
+      segments.emplace_back(block.first_row, block.rows);
+      next_row += static_cast<std::uint64_t>(std::count(b, stop, '\n'));
+    }
     blocks.push_back(std::move(block));
   }
   if (at_eof) {
@@ -890,7 +1007,11 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
     table.dropped_rows += bl.dropped;
   }
   const std::size_t p = plan.n_features;
-  table.X.set_size(n, p);
+  if (placed) {
+    close_gaps(table.X, n);
+  } else {
+    table.X.set_size(n, p);
+  }
   table.lines.clear();
   table.lines.reserve(n);
   table.text.assign(plan.n_text, TextColumn());
@@ -903,18 +1024,105 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
       }
     table.text[t].values.reserve(n);
   }
-  std::size_t row0 = 0;
+  // The values: each block copied and freed by whichever thread takes it, so the
+  // copy and the first touch of the matrix's pages are shared by the cores, and the
+  // peak stays near one copy of the data (a block is given back once copied).
+  std::vector<std::size_t> first_row(blocks.size() + 1, 0);
+  for (std::size_t b = 0; b < blocks.size(); ++b) first_row[b + 1] = first_row[b] + blocks[b].rows;
+  parallel_for(
+      blocks.size(),
+      [&](std::size_t b) {
+        Block& bl = blocks[b];
+        if (bl.rows && bl.values)
+          for (std::size_t j = 0; j < p; ++j)
+            std::memcpy(table.X.colptr(j) + first_row[b], bl.values.get() + j * bl.capacity,
+                        bl.rows * sizeof(double));
+        bl.values.reset();
+      },
+      n_threads);
   for (auto& bl : blocks) {
-    if (bl.rows)
-      for (std::size_t j = 0; j < p; ++j)
-        std::memcpy(table.X.colptr(j) + row0, bl.values.get() + j * bl.capacity, bl.rows * sizeof(double));
     for (std::size_t t = 0; t < plan.n_text; ++t)
       for (auto& s : bl.text[t]) table.text[t].values.push_back(std::move(s));
     table.lines.insert(table.lines.end(), bl.lines.begin(), bl.lines.end());
-    row0 += bl.rows;
-    bl.values.reset();  // give the memory back now
     bl.text.clear();
   }
+}
+
+bool CsvChunks::Impl::place_rows(arma::mat& X) {
+  std::uint64_t origin = 0, size = 0;
+  if (plan.n_features == 0 || !src.regular(origin, size)) return false;
+  const std::uint64_t from = origin + bytes_before + start;  // the first data line
+  // Small inputs are in the first buffer already: blocks cost nothing there.
+  if (size < from || size - from < kParallelMinBytes) return false;
+  // The count, in one part per thread, read in pieces that stay in the core's cache.
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  const unsigned parts = std::max(1u, n_threads);
+  std::vector<detail::LineCounts> counts(parts);
+  parallel_for(
+      parts,
+      [&](std::size_t t) {
+        const std::uint64_t b = from + (size - from) * t / parts, e = from + (size - from) * (t + 1) / parts;
+        std::unique_ptr<char[]> piece(new char[kPiece]);
+        for (std::uint64_t at = b; at < e;) {
+          const std::size_t got = src.pread(piece.get(), static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, e - at)), at);
+          if (got == 0) break;  // the file shrank since fstat: the parse finds its end
+          detail::count_lines(piece.get(), got, counts[t]);
+          at += got;
+        }
+      },
+      n_threads);
+  detail::LineCounts all;
+  for (unsigned t = 0; t < parts; ++t) {
+    const auto& c = counts[t];
+    if (!c.started) continue;
+    all.crlf += c.crlf + (all.last_cr && c.first_lf);
+    all.lf += c.lf;
+    all.cr += c.cr;
+    all.quotes += c.quotes;
+    all.last_cr = c.last_cr;
+    all.last_lf = c.last_lf;
+  }
+  if (all.quotes || all.cr != all.crlf) return false;
+  const std::uint64_t lines = all.lf + !all.last_lf;  // a last line without its line feed is one
+  // Rows are also bounded by the bytes (as a block's are, see RangeParser::parse): a
+  // file of blank lines under a wide header must not reserve a row per line.
+  const std::size_t ncols = plan.role.size();
+  const std::uint64_t by_bytes = options.missing == MissingPolicy::keep ? (size - from) / ncols + 2
+                                                                        : (size - from) / (ncols - 1 + plan.n_features) + 1;
+  if (lines > by_bytes) return false;
+  placed_rows = lines;
+  X.set_size(placed_rows, plan.n_features);
+  placed = X.memptr();
+  return true;
+}
+
+void CsvChunks::Impl::close_gaps(arma::mat& X, std::size_t n) const {
+  const std::size_t p = plan.n_features;
+  bool packed = n == placed_rows;
+  std::uint64_t next = 0;
+  for (const auto& [first, rows] : segments) {
+    if (rows && first != next) packed = false;
+    next = first + rows;
+  }
+  if (packed) return;  // every line was a row: X is n x p already
+  // Row by row the destination is never past the source (a row moves up by the gaps
+  // above it, a column by the gaps of the columns before it), so a forward pass of
+  // memmoves is safe.
+  double* const m = X.memptr();
+  std::size_t to = 0;
+  for (std::size_t j = 0; j < p; ++j)
+    for (const auto& [first, rows] : segments) {
+      if (rows) std::memmove(m + to, m + j * placed_rows + first, rows * sizeof(double));
+      to += rows;
+    }
+  if (n * p <= arma::arma_config::mat_prealloc) {  // Armadillo would move it to its own small buffer
+    X = arma::mat(m, n, p);                          // a copy of the n x p values
+    return;
+  }
+  // Armadillo keeps an allocation large enough for the smaller size (Mat::init_warm):
+  // the values stay where the memmoves put them. Checked, never assumed silently.
+  X.set_size(n, p);
+  if (X.memptr() != m) throw Error("internal: the matrix moved while its gaps were closed", kExitSoftware);
 }
 
 namespace {
@@ -925,12 +1133,21 @@ namespace {
 }
 }  // namespace
 
+namespace detail {
+namespace {
+thread_local bool rows_placed = false;
+}
+bool last_read_placed_rows() { return rows_placed; }
+}  // namespace detail
+
 Table read_csv(const std::string& path, const CsvOptions& options, const ColumnSelection& columns) {
   CsvChunks::Impl reader(path, options, columns, kChunkBytes);
+  Table table = reader.proto;
+  detail::rows_placed = false;
+  detail::rows_placed = reader.place_rows(table.X);
   std::vector<Block> blocks;
   while (reader.parse_next(blocks)) {
   }
-  Table table = reader.proto;
   std::size_t n = 0, dropped = 0;
   for (const auto& bl : blocks) {
     n += bl.rows;

@@ -106,6 +106,12 @@ struct Table {
 Table read_csv(const std::string& path, const CsvOptions& options,
                const ColumnSelection& columns);
 
+namespace detail {
+// Whether the calling thread's last read_csv placed rows straight into the matrix
+// (a regular file without quotes, see csv.cpp), for the tests of that path.
+bool last_read_placed_rows();
+}  // namespace detail
+
 // Parses one numeric cell the way read_csv does: ASCII spaces and tabs around the
 // number are ignored, the whole rest must be a decimal number in double range.
 enum class CellStatus { number, missing, not_finite, out_of_range, not_a_number };

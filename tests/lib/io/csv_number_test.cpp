@@ -68,7 +68,11 @@ CellStatus expected(const std::string& s, double& value) {
   return CellStatus::number;
 }
 
-// Checks one plain decimal through parse_cell and through the fast converter alone.
+// Cells the one-word converter (parse_decimal_word) took, so that a test can tell it
+// was exercised.
+std::size_t word_hits = 0;
+
+// Checks one plain decimal through parse_cell and through the fast converters alone.
 // Returns false on a mismatch (and reports it), so a loop can stop at the first.
 bool agrees(const std::string& s) {
   double want = 0;
@@ -83,10 +87,24 @@ bool agrees(const std::string& s) {
   double fast_padded = 0;
   const char* padded_end =
       mlt::io::detail::parse_short_decimal(padded.data(), padded.data() + padded.size(), fast_padded);
+  // With 16 bytes or more behind the start, the one-word converter goes first: what
+  // it takes must be the whole number, with strtod's bits, and through
+  // parse_short_decimal the outcome must be the same as with the short padding.
+  const std::string long_padded = s + ",0123456789abcdef";
+  double word = 0;
+  const char* word_end = mlt::io::detail::parse_decimal_word(long_padded.data(), word);
+  if (word_end) ++word_hits;
+  double fast_long = 0;
+  const char* long_end =
+      mlt::io::detail::parse_short_decimal(long_padded.data(), long_padded.data() + long_padded.size(), fast_long);
   const bool ok = result == status && (status != CellStatus::number || bits(got) == bits(want)) &&
                   (!end || (end == s.data() + s.size() && status == CellStatus::number && bits(fast) == bits(want))) &&
                   (!end == !padded_end) &&
-                  (!padded_end || (padded_end == padded.data() + s.size() && bits(fast_padded) == bits(fast)));
+                  (!padded_end || (padded_end == padded.data() + s.size() && bits(fast_padded) == bits(fast))) &&
+                  (!word_end || (word_end == long_padded.data() + s.size() && status == CellStatus::number &&
+                                 bits(word) == bits(want))) &&
+                  (!long_end == !padded_end) &&
+                  (!long_end || (long_end == long_padded.data() + s.size() && bits(fast_long) == bits(fast_padded)));
   if (!ok) {
     CAPTURE(s);
     CAPTURE(static_cast<int>(status));
@@ -172,7 +190,11 @@ TEST_CASE("hard decimals convert as strtod does") {
         "1.00000000000000011102230246251565404236316680908203124",
         "1.00000000000000011102230246251565404236316680908203126", "7.2057594037927933e16",
         "1.448997445238699", "3.0540412e5", "89255e-22", "8.98846567431158e307", "0e-400", "0.000e5",
-        "00000000000000000000000000000000000001", "1e0000000000000000000005", "1e-0000000000000000000005"}) {
+        "00000000000000000000000000000000000001", "1e0000000000000000000005", "1e-0000000000000000000005",
+        // The one-word converter's edges: 7 digits (taken), 8 (left to the loop),
+        // the point first, last or absent, zeros only.
+        "1234567", "-1234567", "12345678", "9999999", "0.000001", "1234.567", "-.1234567", ".0000000",
+        "0000000", "-0.00000", "1234567.", "123456.7", "0.1234567", "0.12345678", "7.", "-9"}) {
     CHECK(agrees(s));
   }
   // Not plain decimals: refused as before (the README's conventions).
@@ -199,6 +221,9 @@ TEST_CASE("hard decimals convert as strtod does") {
     const std::string s = c.cell;
     const char* end = mlt::io::detail::parse_short_decimal(s.data(), s.data() + s.size(), v);
     CHECK((end == nullptr || end != s.data() + s.size()));
+    const std::string padded = s + ",0123456789abcdef";
+    const char* word_end = mlt::io::detail::parse_decimal_word(padded.data(), v);
+    CHECK((word_end == nullptr || word_end != padded.data() + s.size()));
   }
 }
 
@@ -207,6 +232,7 @@ TEST_CASE("millions of random decimals convert as strtod does") {
   // under AddressSanitizer, which makes each conversion several times slower.
   std::mt19937_64 rng(20261124);
   std::size_t fast = 0;
+  word_hits = 0;
 #ifdef __SANITIZE_ADDRESS__
   const int n = 250000;
 #else
@@ -226,8 +252,10 @@ TEST_CASE("millions of random decimals convert as strtod does") {
     double v;
     fast += mlt::io::detail::parse_short_decimal(s.data(), s.data() + s.size(), v) != nullptr;
   }
-  // Both converters must have been exercised, or the comparison proves little.
+  // Both converters must have been exercised, or the comparison proves little; and
+  // the one-word converter, which takes at most 7 digits, on a good share.
   CHECK(fast > std::size_t{n} / 4);
+  CHECK(word_hits > std::size_t{n} / 10);
   CHECK(fast < std::size_t{2 * n} - std::size_t{n} / 4);
 }
 
