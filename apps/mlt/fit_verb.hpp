@@ -6,14 +6,17 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 
 #include <sys/stat.h>
 
 #include "cli_support.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/row_passes.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/io/csv_chunks.hpp"
@@ -102,32 +105,55 @@ inline bool want_stream(const StreamOptions& opt, const std::string& path) {
   return static_cast<double>(st.st_size) * 8 > static_cast<double>(budget);
 }
 
+// A chunk's rows as a streamed fit takes them: X, and Y from the target columns
+// (numeric, with their file:line in messages); their names into `target_names`.
+inline void chunk_rows(io::Table& chunk, arma::mat& X, arma::mat& Y, Names& target_names) {
+  X = std::move(chunk.X);
+  Y.set_size(X.n_rows, chunk.text.size());
+  target_names.clear();
+  for (std::size_t t = 0; t < chunk.text.size(); ++t) {
+    const auto& col = chunk.text[t];
+    Y.col(t) = parse_numeric_target(col.values, col.name, chunk.source, chunk.lines);
+    target_names.push_back(col.name);
+  }
+}
+
+// What a streamed fit saves: the data's provenance (`summary`, a table without its
+// values) with the rows read, and the schema.
+inline void streamed_schema(io::Table summary, std::uint64_t rows, const Names& targets, const Names& target_names,
+                            FitData& d) {
+  d.table = std::move(summary);
+  // The model file records the rows read (Table::n_rows, the rows of X): an n x 0
+  // matrix says so without holding any value.
+  d.table.X.set_size(rows, 0);
+  if (d.table.dropped_rows)
+    note(d.table.source + ": dropped " + std::to_string(d.table.dropped_rows) +
+         (d.table.dropped_rows == 1 ? " row" : " rows") + " with missing values");
+  if (targets.empty()) d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, ""};
+  else d.schema = {d.table.feature_names, d.table.had_header, target_names[0], target_names, {}, ""};
+}
+
+inline std::size_t chunk_bytes_of(const StreamOptions& sopt) {
+  return sopt.chunk_size.empty() ? io::kDefaultChunkBytes : io::parse_memory_size(sopt.chunk_size, "--chunk-size");
+}
+
 // The streamed fit: DATA read a chunk at a time into E::fit_stream; `targets` are
 // the regression's target columns (none for an unsupervised fit). Fills d with the
 // schema and the data's provenance (a table without its values).
 template <class E>
 void fit_streamed(E& model, const DataOptions& data, const StreamOptions& sopt, const Names& targets, FitData& d,
                   const std::function<std::string(const E&)>& detail) {
-  const std::size_t chunk_bytes =
-      sopt.chunk_size.empty() ? io::kDefaultChunkBytes : io::parse_memory_size(sopt.chunk_size, "--chunk-size");
   io::ColumnSelection sel;
   sel.text = targets;
   sel.ignore = data.ignore;
-  io::CsvChunks chunks(data.path, csv_options(data), sel, chunk_bytes);
+  io::CsvChunks chunks(data.path, csv_options(data), sel, chunk_bytes_of(sopt));
   io::Table chunk;
   std::size_t n_chunks = 0;
   Names target_names;
   const RowChunks next = [&](arma::mat& X, arma::mat& Y) {
     if (!chunks.next(chunk)) return false;
     ++n_chunks;
-    X = std::move(chunk.X);
-    Y.set_size(X.n_rows, chunk.text.size());
-    target_names.clear();
-    for (std::size_t t = 0; t < chunk.text.size(); ++t) {
-      const auto& col = chunk.text[t];
-      Y.col(t) = parse_numeric_target(col.values, col.name, chunk.source, chunk.lines);
-      target_names.push_back(col.name);
-    }
+    chunk_rows(chunk, X, Y, target_names);
     return true;
   };
   {
@@ -138,15 +164,121 @@ void fit_streamed(E& model, const DataOptions& data, const StreamOptions& sopt, 
     if (detail) what += "; " + detail(model);
     timer.set_detail(what);
   }
-  d.table = chunks.summary();
-  // The model file records the rows read (Table::n_rows, the rows of X): an n x 0
-  // matrix says so without holding any value.
-  d.table.X.set_size(chunks.rows(), 0);
-  if (d.table.dropped_rows)
-    note(d.table.source + ": dropped " + std::to_string(d.table.dropped_rows) +
-         (d.table.dropped_rows == 1 ? " row" : " rows") + " with missing values");
-  if (targets.empty()) d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, ""};
-  else d.schema = {d.table.feature_names, d.table.had_header, target_names[0], target_names, {}, ""};
+  streamed_schema(chunks.summary(), chunks.rows(), targets, target_names, d);
+}
+
+// The fit verbs that run under several MPI ranks (add_fit_verb registers them): main
+// refuses any other command there, naming these.
+inline std::set<const CLI::App*>& distributed_verbs() {
+  static std::set<const CLI::App*> verbs;
+  return verbs;
+}
+
+// The streamed fit under several ranks (world().size() > 1): each rank reads its own
+// byte range of DATA (io::FileSplit, io::CsvRangeChunks) into E::fit_stream, which
+// merges the ranks' states; every rank ends with the same model, and the caller lets
+// rank 0 alone save it. Fills d as fit_streamed does, with the totals of all ranks.
+//
+// Every step that can fail on one rank alone (opening DATA, reading a range, a bad
+// cell) runs where agree() follows, so that all ranks stop together with the first
+// failing rank's message: the split's scan here, the reading inside fit_stream (the
+// range reader is opened by the first call of `next`).
+template <class E>
+void fit_distributed(E& model, const DataOptions& data, const StreamOptions& sopt, const Names& targets, FitData& d,
+                     const std::function<std::string(const E&)>& detail) {
+  const Communicator& comm = world();
+  const std::size_t rank = static_cast<std::size_t>(comm.rank()), size = static_cast<std::size_t>(comm.size());
+  io::ColumnSelection sel;
+  sel.text = targets;
+  sel.ignore = data.ignore;
+  const io::CsvOptions csv = csv_options(data);
+  const std::size_t chunk_bytes = chunk_bytes_of(sopt);
+  if (data.path == "-")
+    throw UsageError("standard input cannot be split between " + std::to_string(size) +
+                     " ranks: give DATA as a file every rank can read");
+
+  // The split: each rank counts its nominal part (quotes, line ends); the counts go to
+  // every rank, from which each finds its range (io::FileSplit).
+  std::unique_ptr<io::FileSplit> split;
+  io::PartScan scan;
+  std::exception_ptr failure;
+  try {
+    split = std::make_unique<io::FileSplit>(data.path, csv.header, size);
+    scan = split->scan(rank);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+  std::vector<io::PartScan> scans;
+  for (const std::string& s : comm.allgather(std::string(reinterpret_cast<const char*>(&scan), sizeof scan))) {
+    io::PartScan part;
+    std::memcpy(&part, s.data(), sizeof part);
+    scans.push_back(part);
+  }
+
+  std::unique_ptr<io::CsvRangeChunks> chunks;
+  io::Table chunk;
+  std::uint64_t n_chunks = 0;
+  Names target_names;
+  const RowChunks next = [&](arma::mat& X, arma::mat& Y) {
+    if (!chunks)
+      chunks = std::make_unique<io::CsvRangeChunks>(data.path, *split, split->range(rank, scans), csv, sel,
+                                                    chunk_bytes);
+    if (!chunks->next(chunk)) return false;
+    ++n_chunks;
+    chunk_rows(chunk, X, Y, target_names);
+    return true;
+  };
+  // Totals over the ranks (every rank calls this at the same point): rows, dropped
+  // rows, chunks and parts read to their end; and the target names of the first rank
+  // that read a row (each name ends in a NUL byte).
+  struct Totals {
+    std::uint64_t rows = 0, dropped = 0, chunks = 0, finished = 0;
+    Names target_names;
+  };
+  const auto totals = [&] {
+    const std::uint64_t mine[4] = {chunks ? chunks->rows() : 0, chunks ? chunks->dropped_rows() : 0, n_chunks,
+                                   chunks && chunks->finished()};
+    std::string local(reinterpret_cast<const char*>(mine), sizeof mine);
+    for (const std::string& name : target_names) local += name + '\0';
+    Totals all;
+    for (const std::string& s : comm.allgather(local)) {
+      std::uint64_t theirs[4];
+      std::memcpy(theirs, s.data(), sizeof theirs);
+      all.rows += theirs[0], all.dropped += theirs[1], all.chunks += theirs[2], all.finished += theirs[3];
+      if (theirs[0] > 0 && all.target_names.empty())
+        for (std::size_t at = sizeof theirs, end; at < s.size(); at = end + 1) {
+          end = s.find('\0', at);
+          all.target_names.push_back(s.substr(at, end - at));
+        }
+    }
+    return all;
+  };
+  Totals all;
+  {
+    PhaseTimer timer("fit");
+    try {
+      model.fit_stream(next, comm);
+    } catch (const DataError&) {
+      // Thrown on every rank alike (fit_stream agrees first). Every part read to its
+      // end and no row: the reader's message for a file without data rows, which no
+      // single part could give.
+      all = totals();
+      if (all.rows == 0 && all.finished == size)
+        throw DataError(data.path + ": no data rows" +
+                        (all.dropped ? " left after dropping " + std::to_string(all.dropped) + " with missing values"
+                                     : std::string(csv.header ? " (only a header)" : "")));
+      throw;
+    }
+    all = totals();
+    std::string what = "streamed " + std::to_string(all.rows) + " rows in " + std::to_string(all.chunks) +
+                       (all.chunks == 1 ? " chunk" : " chunks") + " on " + std::to_string(size) + " ranks";
+    if (detail) what += "; " + detail(model);
+    timer.set_detail(what);
+  }
+  io::Table summary = chunks ? chunks->summary() : io::Table{};
+  summary.dropped_rows = static_cast<std::size_t>(all.dropped);
+  streamed_schema(std::move(summary), all.rows, targets, all.target_names, d);
 }
 
 // The streamed fit of an estimator that reads DATA once per pass: each pass opens
@@ -161,8 +293,7 @@ void fit_streamed_passes(E& model, const DataOptions& data, const StreamOptions&
     throw UsageError(std::string("a streamed ") + E::kind + " fit reads DATA once per pass, and " +
                      (data.path == "-" ? "standard input" : data.path + " (not a regular file)") +
                      " can be read only once: give a file, or leave out --stream and --memory");
-  const std::size_t chunk_bytes =
-      sopt.chunk_size.empty() ? io::kDefaultChunkBytes : io::parse_memory_size(sopt.chunk_size, "--chunk-size");
+  const std::size_t chunk_bytes = chunk_bytes_of(sopt);
   io::ColumnSelection sel;
   sel.ignore = data.ignore;
   const io::CsvOptions csv = csv_options(data);
@@ -217,7 +348,10 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
   fit->add_option("-o,--output", opt->output, "Model file to write")->required();
   if (task != CvTask::none) add_target_option(fit, opt->targets, task == CvTask::regression || hooks.task);
   const auto flags = add_param_flags(fit, opt->params, E::Params::table());
-  if constexpr (Streamable<E>) add_stream_options(fit, opt->stream);
+  if constexpr (Streamable<E>) {
+    add_stream_options(fit, opt->stream);
+    if (task != CvTask::classification) distributed_verbs().insert(fit);
+  }
   if constexpr (MultiPassStreamable<E>)
     add_stream_options(fit, opt->stream,
                        "Read DATA in chunks, once per pass (so DATA must be a file), holding the fit's state instead "
@@ -239,7 +373,15 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
     };
     bool streamed = false;
     if constexpr (Streamable<E>) {
-      if (task != CvTask::classification && want_stream(opt->stream, opt->data.path)) {
+      if (world().size() > 1) {
+        if (task == CvTask::classification) throw std::logic_error("add_fit_verb: a distributed classifier");
+        fit_distributed(model, opt->data, opt->stream,
+                        task == CvTask::regression ? (opt->targets.empty() ? Names{io::kLastColumn} : opt->targets)
+                                                   : Names{},
+                        d, hooks.detail);
+        streamed = true;
+        if (world().rank() != 0) return;  // rank 0 alone writes and reports
+      } else if (task != CvTask::classification && want_stream(opt->stream, opt->data.path)) {
         fit_streamed(model, opt->data, opt->stream,
                      task == CvTask::regression ? (opt->targets.empty() ? Names{io::kLastColumn} : opt->targets)
                                                 : Names{},

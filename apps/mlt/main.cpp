@@ -13,8 +13,10 @@
 
 #include "commands.hpp"
 #include "cli_support.hpp"
+#include "fit_verb.hpp"
 #include "model_io.hpp"
 #include "progress_display.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
@@ -25,7 +27,8 @@ namespace {
 // The words before the first flag name a command and a verb ("pca fit"); a word
 // that names neither gets the list of what would: "mlt pca: unknown verb "predict";
 // verbs: fit, transform, score, cv". Global flags may come first (--threads N).
-std::optional<std::string> unknown_word(const CLI::App& app, int argc, char** argv) {
+// `reached`: the command or verb the words name (the app itself for none).
+std::optional<std::string> unknown_word(const CLI::App& app, int argc, char** argv, const CLI::App** reached) {
   const CLI::App* at = &app;
   std::string path = "mlt";
   for (int i = 1; i < argc; ++i) {
@@ -53,7 +56,26 @@ std::optional<std::string> unknown_word(const CLI::App& app, int argc, char** ar
     at = next;
     path += " " + word;
   }
+  *reached = at;
   return std::nullopt;
+}
+
+// Under several MPI ranks, a command that does not run distributed would run once per
+// rank, each writing the same output: refused, naming what does run distributed.
+std::optional<std::string> refuse_undistributed(const CLI::App& app, const CLI::App* command) {
+  if (mlt::world().size() == 1 || mlt::app::distributed_verbs().count(command)) return std::nullopt;
+  std::vector<std::string> names;
+  for (const CLI::App* verb : mlt::app::distributed_verbs())
+    names.push_back(verb->get_parent()->get_name() + " " + verb->get_name());
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  std::string path;
+  for (const CLI::App* a = command; a && a != &app; a = a->get_parent()) path = " " + a->get_name() + path;
+  return "mlt" + path + ": error: under MPI (" + std::to_string(mlt::world().size()) +
+         " ranks) only " + list + " run distributed so far; run " + (path.empty() ? "mlt" : path.substr(1)) +
+         " as one process";
 }
 
 // Levenshtein distance, for "did you mean".
@@ -138,6 +160,14 @@ int exit_after_printing(const CLI::App& app, const CLI::Error& e) {
 
 int main(int argc, char** argv) {
   mlt::rerun_on_better_blas_kernel(argv);
+  // Under an MPI launcher of several ranks (mlt/core/distributed.hpp); MPI ends on
+  // every way out of main. Rank 0 alone speaks: the others print nothing, errors
+  // included (a rank's error reaches rank 0 through the fit's agreement).
+  mlt::start_world(argc, argv);
+  struct StopWorld {
+    ~StopWorld() { mlt::stop_world(); }
+  } stop_world_on_exit;
+  const bool speaks = mlt::world().rank() == 0;
   mlt::io::install_cleanup_handlers();
   mlt::app::set_command_line(argc, argv);
 
@@ -162,9 +192,9 @@ int main(int argc, char** argv) {
       "69 gnuplot missing (plot), 73 cannot create an output, 74 I/O error, 70 internal error.");
   app.parse_complete_callback([&] {
     mlt::set_thread_count(threads);
-    mlt::app::set_quiet(quiet);
-    mlt::app::set_timings(timings);
-    mlt::app::install_messages(quiet, log_json);
+    mlt::app::set_quiet(quiet || !speaks);
+    mlt::app::set_timings(timings && speaks);
+    mlt::app::install_messages(quiet || !speaks, log_json && speaks);
   });
 
   mlt::app::setup_pca(app);
@@ -190,8 +220,13 @@ int main(int argc, char** argv) {
   };
   fall_through(&app);
 
-  if (const std::optional<std::string> error = unknown_word(app, argc, argv)) {
-    std::cerr << *error << '\n';
+  const CLI::App* command = &app;
+  if (const std::optional<std::string> error = unknown_word(app, argc, argv, &command)) {
+    if (speaks) std::cerr << *error << '\n';
+    return mlt::kExitUsage;
+  }
+  if (const std::optional<std::string> error = refuse_undistributed(app, command)) {
+    if (speaks) std::cerr << *error << '\n';
     return mlt::kExitUsage;
   }
   // The status line of a long fit, if shown, goes before whatever is printed next.
@@ -202,29 +237,31 @@ int main(int argc, char** argv) {
     ClearStatusLine clear_on_exit;
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return exit_after_printing(app, e);
+    return speaks ? exit_after_printing(app, e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
-    return exit_after_printing(app, e);
+    return speaks ? exit_after_printing(app, e) : 0;
   } catch (const CLI::CallForVersion& e) {
-    return exit_after_printing(app, e);
+    return speaks ? exit_after_printing(app, e) : 0;
   } catch (const CLI::ExtrasError&) {
-    std::cerr << command_name(app) << ": " << unexpected_arguments(app, argc, argv) << "\nRun '" << command_name(app)
-              << " --help' for usage.\n";
+    if (speaks)
+      std::cerr << command_name(app) << ": " << unexpected_arguments(app, argc, argv) << "\nRun '"
+                << command_name(app) << " --help' for usage.\n";
     return mlt::kExitUsage;
   } catch (const CLI::ParseError& e) {
-    std::cerr << command_name(app) << ": " << mlt::app::flag_names(e.what()) << "\nRun '" << command_name(app)
-              << " --help' for usage.\n";
+    if (speaks)
+      std::cerr << command_name(app) << ": " << mlt::app::flag_names(e.what()) << "\nRun '" << command_name(app)
+                << " --help' for usage.\n";
     return mlt::kExitUsage;
   } catch (const mlt::BrokenPipe&) {
     return mlt::kExitSigpipe;
   } catch (const mlt::Error& e) {
-    std::cerr << command_name(app) << ": error: " << mlt::app::flag_names(e.what()) << '\n';
+    if (speaks) std::cerr << command_name(app) << ": error: " << mlt::app::flag_names(e.what()) << '\n';
     return e.exit_status();
   } catch (const std::bad_alloc&) {
-    std::cerr << command_name(app) << ": error: out of memory\n";
+    if (speaks) std::cerr << command_name(app) << ": error: out of memory\n";
     return mlt::kExitSoftware;
   } catch (const std::exception& e) {
-    std::cerr << command_name(app) << ": internal error: " << e.what() << '\n';
+    if (speaks) std::cerr << command_name(app) << ": internal error: " << e.what() << '\n';
     return mlt::kExitSoftware;
   }
   return mlt::kExitOk;

@@ -236,7 +236,7 @@ void Pca::keep_components(const arma::vec& s, arma::mat V, double denom, double 
   explained_variance_ratio_ = ratio.head(k);
 }
 
-Pca& Pca::fit_stream(const RowChunks& next) {
+Pca& Pca::fit_stream(const RowChunks& next, const Communicator& comm) {
   check_linear_params();
   if (params_.kernelized)
     throw UsageError("kernel PCA needs all the rows in memory (its n x n kernel matrix); a streamed fit is linear only");
@@ -244,19 +244,28 @@ Pca& Pca::fit_stream(const RowChunks& next) {
     throw UsageError("solver svd needs all the rows in memory; a streamed fit uses solver covariance (or auto)");
   reset_kernel_state();
   ScatterAccumulator acc;
-  arma::mat X, unused;
-  bool first = true;
-  while (next(X, unused)) {
-    check_fit_input(X, 1);
-    if (first) {
-      acc = ScatterAccumulator(X.n_cols);
-      first = false;
-    } else if (X.n_cols != acc.p()) {
-      throw Error("internal: chunks of different widths", kExitSoftware);
+  // A rank's rows may fail (a bad cell) while the others read on: every rank reaches
+  // agree() with its outcome, so all stop with the first failing rank's error.
+  std::exception_ptr failure;
+  try {
+    arma::mat X, unused;
+    bool first = true;
+    while (next(X, unused)) {
+      check_fit_input(X, 1);
+      if (first) {
+        acc = ScatterAccumulator(X.n_cols);
+        first = false;
+      } else if (X.n_cols != acc.p()) {
+        throw Error("internal: chunks of different widths", kExitSoftware);
+      }
+      acc.add(X);
     }
-    acc.add(X);
+  } catch (...) {
+    failure = std::current_exception();
   }
-  if (first) throw DataError("0 samples, need at least 1");
+  agree(comm, failure);
+  acc = merge_ranks(acc, comm);
+  if (acc.n() == 0) throw DataError("0 samples, need at least 1");
   const std::uint64_t n = acc.n();
   const arma::uword p = acc.p();
   const arma::uword max_k = static_cast<arma::uword>(std::min<std::uint64_t>(n, p));

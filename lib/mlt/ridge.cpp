@@ -155,32 +155,47 @@ Solution solve_gram_eigen(const arma::mat& G, const arma::mat& R, double lambda,
 
 }  // namespace
 
-Ridge& Ridge::fit_stream(const RowChunks& next) {
+Ridge& Ridge::fit_stream(const RowChunks& next, const Communicator& comm) {
   if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");
   if (params_.solver == RidgeSolver::dual || params_.solver == RidgeSolver::svd)
     throw UsageError("solver " + std::string(name_of(params_.solver)) +
                      " needs all the rows in memory; a streamed fit solves the primal system (solver auto or primal)");
-  // One accumulator over [X Y]: its blocks are X̄ᵀX̄, X̄ᵀȲ and the means of both.
+  // One accumulator over [X Y]: its blocks are X̄ᵀX̄, X̄ᵀȲ and the means of both. A
+  // rank's rows may fail (a bad cell) while the others read on: every rank reaches
+  // agree() with its outcome, so all stop with the first failing rank's error.
   ScatterAccumulator acc;
-  arma::mat X, Y;
-  std::size_t p = 0, t = 0;
-  bool first = true;
-  while (next(X, Y)) {
-    check_fit_input(X, 1);
-    check_same_rows(X, Y.n_rows, "target values");
-    if (Y.n_cols == 0) throw DataError("no target column");
-    if (!Y.is_finite()) throw DataError("non-finite target value");
-    if (arma::abs(Y).max() > 1e150) throw DataError("target values would overflow when squared; rescale them");
-    if (first) {
-      p = X.n_cols, t = Y.n_cols;
-      acc = ScatterAccumulator(p + t);
-      first = false;
-    } else if (X.n_cols != p || Y.n_cols != t) {
-      throw Error("internal: chunks of different widths", kExitSoftware);
+  std::size_t t = 0;
+  std::exception_ptr failure;
+  try {
+    arma::mat X, Y;
+    std::size_t p = 0;
+    bool first = true;
+    while (next(X, Y)) {
+      check_fit_input(X, 1);
+      check_same_rows(X, Y.n_rows, "target values");
+      if (Y.n_cols == 0) throw DataError("no target column");
+      if (!Y.is_finite()) throw DataError("non-finite target value");
+      if (arma::abs(Y).max() > 1e150) throw DataError("target values would overflow when squared; rescale them");
+      if (first) {
+        p = X.n_cols, t = Y.n_cols;
+        acc = ScatterAccumulator(p + t);
+        first = false;
+      } else if (X.n_cols != p || Y.n_cols != t) {
+        throw Error("internal: chunks of different widths", kExitSoftware);
+      }
+      acc.add(arma::join_rows(X, Y));
     }
-    acc.add(arma::join_rows(X, Y));
+  } catch (...) {
+    failure = std::current_exception();
   }
-  if (first) throw DataError("0 samples, need at least 1");
+  agree(comm, failure);
+  acc = merge_ranks(acc, comm);
+  if (acc.n() == 0) throw DataError("0 samples, need at least 1");
+  // The targets' count, from a rank that read rows (all read the same columns).
+  std::string targets = t ? std::to_string(t) : std::string();
+  for (const std::string& s : comm.allgather(targets))
+    if (!s.empty()) t = std::stoul(s);
+  const std::size_t p = acc.p() - t;
   const std::uint64_t n = acc.n();
   const double lambda = params_.lambda;
   const bool intercept = params_.fit_intercept;

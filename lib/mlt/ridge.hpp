@@ -56,7 +56,10 @@ class Ridge {
   // with the primal solver, up to the rounding of the scatter's summation order (see
   // ridge.cpp). solver auto and primal only (dual and svd need the rows: UsageError);
   // an ill-conditioned system falls back to the eigendecomposition of X̄ᵀX̄ + λI.
-  Ridge& fit_stream(const RowChunks& next);
+  // Under several ranks (comm, core/distributed.hpp) each rank's `next` reads its own
+  // rows, the scatters of [X Y] are merged in rank order (merge_ranks), and every rank
+  // solves the same merged system.
+  Ridge& fit_stream(const RowChunks& next, const Communicator& comm = single_process());
   // X: m x p -> predictions m x t.
   arma::mat predict(const arma::mat& X) const;
   // Coefficient of determination R² (averaged over targets), higher is better.

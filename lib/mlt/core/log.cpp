@@ -5,17 +5,22 @@
 namespace mlt {
 namespace {
 std::mutex log_mutex;
-LogFunction log_function;
+LogFunction log_hook;
 }  // namespace
 
 void set_log_function(LogFunction f) {
   std::lock_guard<std::mutex> lock(log_mutex);
-  log_function = std::move(f);
+  log_hook = std::move(f);
+}
+
+LogFunction log_function() {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  return log_hook;
 }
 
 void warn(const std::string& message) {
   std::lock_guard<std::mutex> lock(log_mutex);
-  if (log_function) log_function("warning: " + message);
+  if (log_hook) log_hook("warning: " + message);
 }
 
 }  // namespace mlt

@@ -12,6 +12,8 @@ using LogFunction = std::function<void(const std::string&)>;
 
 // Installs the hook; an empty function silences the library.
 void set_log_function(LogFunction f);
+// The hook installed now (to wrap it for a while and put it back).
+LogFunction log_function();
 
 // A warning: something was handled but the user should know ("rank deficient").
 void warn(const std::string& message);

@@ -9,7 +9,7 @@
 // Every term is a sum of centred products, so nothing cancels: the textbook
 // XᵀX − n x̄ᵀx̄ loses every digit of a column whose mean is large against its spread
 // (a timestamp, a price), and this does not. merge() combines two accumulators the
-// same way, which is all an MPI reduction of it will need.
+// same way, which is all an MPI reduction of it needs (merge_ranks).
 //
 // Rounding: each entry of S is a sum of n products, so against the exact scatter it
 // is off by at most about n ε Σᵢ |x̄ᵢⱼ x̄ᵢₖ| <= n ε sqrt(Sⱼⱼ Sₖₖ) (the summation bound
@@ -20,7 +20,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/types.hpp"
 
 namespace mlt {
@@ -36,8 +38,14 @@ class ScatterAccumulator {
 
   // B: m x p rows (m may be 0).
   void add(const arma::mat& B);
-  // Combines another accumulator of the same width (the rows of both, in any order).
+  // Combines another accumulator of the same width (the rows of both, in any order);
+  // an empty one (no rows) of any width changes nothing.
   void merge(const ScatterAccumulator& other);
+  // The state as doubles, and back (to send it between ranks): p, n, the mean,
+  // max_abs, the first row, varies (p each) and S's upper triangle (p(p + 1)/2),
+  // 2 + 4p + p(p + 1)/2 in all. n travels exactly up to 2⁵³ rows.
+  std::vector<double> to_doubles() const;
+  static ScatterAccumulator from_doubles(const std::vector<double>& v);
 
   std::uint64_t n() const { return n_; }
   std::size_t p() const { return mean_.n_elem; }
@@ -56,5 +64,11 @@ class ScatterAccumulator {
   arma::rowvec first_;   // the first row seen
   arma::uvec varies_;
 };
+
+// Every rank's accumulator, merged in rank order on rank 0 and sent back to all: the
+// same state, bit for bit, on every rank, and the same for any run of the same parts.
+// A rank may bring an empty accumulator (no rows). One gather and one broadcast of
+// 2 + 4p + p(p + 1)/2 doubles per rank. Single process: `local` itself.
+ScatterAccumulator merge_ranks(const ScatterAccumulator& local, const Communicator& comm);
 
 }  // namespace mlt

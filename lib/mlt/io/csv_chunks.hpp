@@ -17,23 +17,18 @@
 // doubles it until it fits, and the buffer stays that size: the bound is then
 // O(max(chunk_bytes, 2 x the longest record)).
 //
-// MPI ranks (issue #16, part 1, not built yet): a rank's part will be a byte range
-// [begin, end) of the file with begin at a record start. Two things make a range
-// readable on its own and are all the reader then needs: the delimiter and the plan
-// from the header (rank 0 reads the header and sends both, or every rank reads the
-// first record itself), and the physical line number of the range's first record (a
-// count of the line ends before `begin`, one memchr pass, so that messages still name
-// the line in the whole file). A range boundary must not fall inside a quoted field:
-// with quoted newlines in the file, cut points come from a quote-parity scan from the
-// start (what the reader already does per buffer), else from the next line end. The
-// reader's state (buffer, carried record, line count) is per instance, so one process
-// can hold several.
+// MPI ranks (issue #16, part 1): a rank's part is a byte range [begin, end) of the
+// file (FileSplit below), read by CsvRangeChunks: the same reader, fed the file's
+// header record and then the range, so the header, the column selection, the --na
+// policy and every message are today's, and messages name the line in the whole file.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "mlt/io/csv.hpp"
 
@@ -77,6 +72,98 @@ class CsvChunks {
   // read_csv is the same reader run to the end.
   friend Table read_csv(const std::string&, const CsvOptions&, const ColumnSelection&);
   std::unique_ptr<Impl> impl_;
+};
+
+// A file split into `parts` byte ranges at record boundaries, one per MPI rank.
+//
+// Part i starts at the first record start at or after its nominal cut
+// c_i = h + (size - h) i / parts (h: the end of the header record, 0 without a
+// header), so the parts hold every data record exactly once, in file order. A record
+// start is a position after a line end (LF, CRLF or a lone CR) outside quotes: a
+// quoted field may span lines, so where a cut falls inside one is decided by the
+// parity of the quote characters before it (RFC 4180's "" escape adds two). That
+// parity, and the line number of each cut for messages, need the counts of every
+// byte before the cut: each part counts its own nominal range once (scan, a pass at
+// memory speed), the parts exchange the counts (two numbers each), and each computes
+// its range from them (range), reading only forward to the next record start.
+//
+// A malformed quote (a lone '"' in an unquoted field) flips the parity after it, and
+// the later cuts may then fall inside records: the part holding that quote reports it
+// (the reader refuses it), and being the earliest error in the file it is the one a
+// run reports (distributed.hpp: agree reports the lowest failing rank).
+struct PartScan {
+  std::uint64_t quotes = 0;     // '"' bytes in the part's nominal range
+  std::uint64_t line_ends = 0;  // physical line ends in it (a CRLF counts once)
+};
+
+struct ByteRange {
+  std::uint64_t begin = 0, end = 0;  // [begin, end) of the file; empty when begin == end
+  std::uint64_t first_line = 1;      // physical line of the byte at `begin`
+};
+
+class FileSplit {
+ public:
+  // Reads the header record's extent (with `header`). Throws InputError for a file
+  // that cannot be opened or is not a regular file (standard input, a pipe: their
+  // bytes cannot be split), IoError for a failed read.
+  FileSplit(const std::string& path, bool header, std::size_t parts);
+
+  std::size_t parts() const { return parts_; }
+  std::uint64_t size() const { return size_; }
+  std::uint64_t header_end() const { return header_end_; }    // h: the data start here
+  std::uint64_t header_lines() const { return header_lines_; }  // line ends in [0, h)
+  // The counts of part i's nominal range [c_i, c_{i+1}).
+  PartScan scan(std::size_t part) const;
+  // Part i's range, from every part's scan (in part order).
+  ByteRange range(std::size_t part, const std::vector<PartScan>& scans) const;
+
+ private:
+  std::uint64_t nominal_cut(std::size_t part) const;
+  std::string path_;
+  std::size_t parts_;
+  std::uint64_t size_ = 0, header_end_ = 0, header_lines_ = 0;
+};
+
+// One part of a file (FileSplit::range) read in chunks as CsvChunks reads the whole:
+// the reader is fed the header record (bytes [0, header_end)) followed by the range,
+// through a pipe from a thread, so it runs unchanged; rows' lines and messages are
+// moved to the line numbers of the whole file and name `path`. A part may hold no
+// rows (a small file, many parts): next() then returns false at once, without the
+// reader's "no data rows" (whether the whole file has any is for the caller to say,
+// after hearing from every part).
+class CsvRangeChunks {
+ public:
+  CsvRangeChunks(const std::string& path, const FileSplit& split, const ByteRange& range,
+                 const CsvOptions& options, const ColumnSelection& columns,
+                 std::size_t chunk_bytes = kDefaultChunkBytes);
+  ~CsvRangeChunks();
+  CsvRangeChunks(const CsvRangeChunks&) = delete;
+  CsvRangeChunks& operator=(const CsvRangeChunks&) = delete;
+
+  bool next(Table& chunk);             // as CsvChunks::next, for this part's rows
+  std::uint64_t rows() const;          // rows returned so far
+  std::uint64_t dropped_rows() const;  // rows dropped so far under MissingPolicy::drop
+  bool finished() const { return done_; }  // next() has returned false
+  // The provenance of the whole file, but for what one part cannot know: source,
+  // names, header, delimiter and the file's size; sha256 empty (the hash of the
+  // whole file needs one reader of every byte); dropped_rows this part's.
+  Table summary() const;
+
+ private:
+  [[noreturn]] void rethrow_located(const std::exception_ptr& e) const;
+  void finish_feed();
+  std::string path_;
+  std::string fed_name_;          // what the reader calls its input (the pipe)
+  std::int64_t line_offset_ = 0;  // line in the file - line in the fed stream
+  std::uint64_t prefix_lines_ = 0;  // lines of the fed header (not moved)
+  std::uint64_t rows_ = 0, dropped_ = 0;  // once the reader is gone
+  Table summary_;                  // the reader's, kept when it goes
+  std::uint64_t file_size_ = 0;
+  int write_fd_ = -1;
+  std::thread feeder_;
+  std::string feed_error_;        // set by the feeder (a failed read of the file)
+  std::unique_ptr<CsvChunks> reader_;
+  bool done_ = false;
 };
 
 // A memory size as a user writes it: a number with an optional K, M, G or T suffix

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Data-parallel fits under MPI (issue #16, part 1): `mpirun -np 1, 2, 3 mlt ridge fit`
+# and `pca fit` give the single-process model to the tolerance of a different
+# summation order (the bounds of tests/apps/stream_test.sh, derived in
+# tests/lib/stream_fit_test.cpp: the ranks' scatters are merged by the same Chan
+# update as a stream's chunks, so only the order of the sums changes); -np 1 is the
+# single-process run itself, byte for byte; only rank 0 speaks and writes; a bad cell
+# in the last third of a file under -np 3 stops every rank with its file:line:column
+# and status 65, no model written; commands not yet distributed, and standard input,
+# are refused (status 2).
+source "$(dirname "$0")/lib.sh" "$@"
+
+if ! command -v mpirun >/dev/null; then
+  echo "mpi_test.sh: FAIL: mpirun not found (scripts/install-deps installs openmpi-bin)" >&2
+  exit 1
+fi
+# How mpirun runs here, in one place: as root (containers, CI) only when told so,
+# more ranks than cores, and the shared-memory transport without the single-copy
+# mechanism (CMA needs ptrace rights that containers often lack).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Under the sanitizer build the ranks run without LeakSanitizer (AddressSanitizer and
+# UBSan stay on, and every single-process run here keeps leak checks): OpenMPI leaves
+# allocations behind in components it dlopens and unloads at MPI_Finalize, so the
+# leaks' frames are "<unknown module>" and no suppression can name them narrowly.
+# mpi N CMD...: CMD on N ranks.
+mpi() {
+  local n=$1
+  shift
+  local asan=${ASAN_OPTIONS:-}
+  [ -n "${MLT_SANITIZED:-}" ] && asan="${asan:+$asan:}detect_leaks=0"
+  ASAN_OPTIONS=$asan mpirun --oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+    -np "$n" "$@"
+}
+
+model_json() { "$MLT" info "$1" --json; }
+
+# same_ridge A B: coefficients and intercepts within 4 n ε κ (relative to the largest).
+same_ridge() {
+  python3 - "$(model_json "$1")" "$(model_json "$2")" <<'PY'
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+n = b["provenance"]["data_rows"]
+kappa = float(b["fitted"]["condition"])
+bound = 4 * n * 2.220446049250313e-16 * kappa
+for m in ("coef", "intercept"):
+    x = [v for row in a["matrices"][m]["values"] for v in row]
+    y = [v for row in b["matrices"][m]["values"] for v in row]
+    scale = max(abs(v) for v in y)
+    err = max(abs(p - q) for p, q in zip(x, y)) / scale
+    assert err <= bound, (m, err, bound)
+assert a["provenance"]["data_rows"] == n
+PY
+}
+
+# same_pca A B DATA: A's axes and variances within the bound of B's (B in memory):
+# δ = 2 n ε (Σⱼ sdⱼ √n)² on the scatter, axes within 2 δ / gap, variances δ / (n − 1).
+same_pca() {
+  python3 - "$(model_json "$1")" "$(model_json "$2")" "$3" <<'PY'
+import csv, json, math, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+rows = [[float(v) for v in r[:4]] for r in list(csv.reader(open(sys.argv[3])))[1:]]
+n = len(rows)
+sd_sqrt_n = 0.0
+for j in range(4):
+    m = sum(r[j] for r in rows) / n
+    sd_sqrt_n += math.sqrt(sum((r[j] - m) ** 2 for r in rows))
+delta = 2 * n * 2.220446049250313e-16 * sd_sqrt_n ** 2
+Ca, Cb = (m["matrices"]["components"]["values"] for m in (a, b))
+ev = [s[0] ** 2 for s in b["matrices"]["singular_values"]["values"]]
+for k in range(len(Cb)):
+    gap = min([abs(ev[k] - ev[l]) for l in range(len(ev)) if l != k] + [ev[k]])
+    err = max(abs(x - y) for x, y in zip(Ca[k], Cb[k]))
+    assert err <= 2 * delta / gap, (k, err, 2 * delta / gap)
+va = [v[0] for v in a["matrices"]["explained_variance"]["values"]]
+vb = [v[0] for v in b["matrices"]["explained_variance"]["values"]]
+assert max(abs(x - y) for x, y in zip(va, vb)) <= delta / (n - 1)
+assert a["provenance"]["data_rows"] == n
+PY
+}
+
+# count PATTERN TEXT: how many lines of TEXT match.
+count() { grep -cE -- "$1" <<<"$2"; }
+
+# Ridge on diabetes: in memory (primal), then on 1, 2 and 3 ranks.
+# -np 1 runs in a directory of its own, so that the command line the model records
+# (-o m.ridge) is the single-process run's.
+expect_status 0 "ridge in memory" "$MLT" ridge fit "$DATA/diabetes.csv" -o mem.ridge
+"$MLT" ridge fit "$DATA/diabetes.csv" -o m.ridge
+mkdir np1 && cd np1 && run mpi 1 "$MLT" ridge fit "$DATA/diabetes.csv" -o m.ridge && cd "$WORK"
+check "ridge -np 1: ran (exit $rc)" test "$rc" -eq 0
+check "ridge -np 1: the single-process model file, byte for byte" cmp -s np1/m.ridge m.ridge
+for np in 2 3; do
+  run mpi $np "$MLT" --timings ridge fit "$DATA/diabetes.csv" --chunk-size 2K -o np$np.ridge
+  check "ridge -np $np: ran (exit $rc; $err)" test "$rc" -eq 0
+  check "ridge -np $np: one report, from rank 0" test "$(count "streamed 442 rows in [0-9]+ chunks on $np ranks" "$err")" -eq 1
+  check "ridge -np $np: nothing on standard output" test -z "$out"
+  check "ridge -np $np = in memory" same_ridge np$np.ridge mem.ridge
+done
+expect_status 0 "ridge --standardize in memory" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize -o mstd.ridge
+expect_status 0 "ridge --standardize -np 3" mpi 3 "$MLT" ridge fit "$DATA/diabetes.csv" --standardize -o np3std.ridge
+check "ridge --standardize -np 3 = in memory" same_ridge np3std.ridge mstd.ridge
+"$MLT" ridge predict mem.ridge "$DATA/diabetes.csv" -o mem.pred
+"$MLT" ridge predict np3.ridge "$DATA/diabetes.csv" -o np3.pred
+check "ridge -np 3: predicts as many rows" test "$(wc -l <np3.pred)" -eq "$(wc -l <mem.pred)"
+
+# PCA on iris: the in-memory covariance solver against 1, 2 and 3 ranks.
+expect_status 0 "pca in memory" "$MLT" pca fit "$DATA/iris.csv" --ignore species --solver covariance -o mem.pca
+"$MLT" pca fit "$DATA/iris.csv" --ignore species --solver covariance -o m.pca
+cd np1 && run mpi 1 "$MLT" pca fit "$DATA/iris.csv" --ignore species --solver covariance -o m.pca && cd "$WORK"
+check "pca -np 1: ran (exit $rc)" test "$rc" -eq 0
+check "pca -np 1: the single-process model file, byte for byte" cmp -s np1/m.pca m.pca
+for np in 2 3; do
+  expect_status 0 "pca -np $np" mpi $np "$MLT" pca fit "$DATA/iris.csv" --ignore species --chunk-size 256 -o np$np.pca
+  check "pca -np $np = in memory" same_pca np$np.pca mem.pca "$DATA/iris.csv"
+done
+run "$MLT" pca transform np3.pca "$DATA/iris.csv"
+check "pca -np 3: the model transforms" test "$rc" -eq 0 -a "$(wc -l <<<"$out")" -eq 151
+
+# Quoted cells spanning lines: cuts are placed by quote parity, never inside a field.
+python3 - "$DATA/iris.csv" >quoted.csv <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+w = csv.writer(sys.stdout, lineterminator="\n")
+w.writerow(rows[0] + ["note"])
+for i, r in enumerate(rows[1:]):
+    w.writerow(r + ["line one\nline two, \"quoted\"\n" * (i % 3)])
+PY
+expect_status 0 "pca quoted -np 3" mpi 3 "$MLT" pca fit quoted.csv --ignore species,note --chunk-size 64 -o q3.pca
+check "quoted multi-line cells split between 3 ranks: the same model" same_pca q3.pca mem.pca "$DATA/iris.csv"
+
+# A bad cell on line 1003 of 1004, in the last rank's part: every rank stops with its
+# file:line:column, said once (rank 0 speaks), status 65, no model.
+python3 -c '
+print("a,b,y")
+for i in range(1000): print(f"{i},{i % 7},{2 * i}")
+print("1,2,3")
+print("4,oops,5")
+print("6,7,8")' >late.csv
+run mpi 3 "$MLT" ridge fit late.csv -o late.ridge
+check "a late bad cell under -np 3: status 65 (exit $rc)" test "$rc" -eq 65
+check "a late bad cell under -np 3: its file:line:column, once ($err)" \
+  test "$(count "^mlt ridge fit: error: late.csv:1003:2: " "$err")" -eq 1
+check "a late bad cell under -np 3: no model written" test ! -e late.ridge
+check "a late bad cell under -np 3: no temporary left" test -z "$(ls -A | grep -i late.ridge)"
+# A file with a header only: the reader's message, from the whole file.
+printf 'a,b,y\n' >empty.csv
+run mpi 3 "$MLT" ridge fit empty.csv -o empty.ridge
+check "a header only under -np 3: status 65 (exit $rc)" test "$rc" -eq 65
+check "a header only under -np 3: the reader's message ($err)" \
+  test "$(count "empty.csv: no data rows \(only a header\)" "$err")" -eq 1
+
+# What is not distributed yet is refused, not run once per rank; so is standard input.
+run mpi 2 "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 -o x.km
+check "kmeans fit -np 2: status 2 (exit $rc)" test "$rc" -eq 2
+check "kmeans fit -np 2: says what is distributed, once ($err)" \
+  test "$(count "^mlt kmeans fit: error: under MPI \(2 ranks\) only pca fit and ridge fit run distributed" "$err")" -eq 1
+check "kmeans fit -np 2: nothing written" test ! -e x.km
+run mpi 2 "$MLT" ridge predict mem.ridge "$DATA/diabetes.csv" -o x.pred
+check "ridge predict -np 2: refused (exit $rc)" test "$rc" -eq 2 -a ! -e x.pred
+run mpi 2 "$MLT" ridge fit - -o x.ridge <"$DATA/diabetes.csv"
+check "standard input under -np 2: refused (exit $rc)" test "$rc" -eq 2
+check "standard input under -np 2: says why ($err)" test "$(count "standard input cannot be split" "$err")" -eq 1
+
+finish
