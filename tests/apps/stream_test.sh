@@ -8,50 +8,8 @@
 # switch past --memory, a late error naming its line in the whole file, refusals.
 source "$(dirname "$0")/lib.sh" "$@"
 
-# model_json MODEL: `mlt info --json` of a model.
-model_json() { "$MLT" info "$1" --json; }
-
-# same_ridge A B: coefficients and intercepts within 4 n ε κ (relative to the largest).
-same_ridge() {
-  python3 - "$(model_json "$1")" "$(model_json "$2")" <<'PY'
-import json, sys
-a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-n = b["provenance"]["data_rows"]
-kappa = float(b["fitted"]["condition"])
-bound = 4 * n * 2.220446049250313e-16 * kappa
-for m in ("coef", "intercept"):
-    x = [v for row in a["matrices"][m]["values"] for v in row]
-    y = [v for row in b["matrices"][m]["values"] for v in row]
-    scale = max(abs(v) for v in y)
-    err = max(abs(p - q) for p, q in zip(x, y)) / scale
-    assert err <= bound, (m, err, bound)
-assert a["provenance"]["data_rows"] == n and a["provenance"]["data_sha256"] == b["provenance"]["data_sha256"]
-PY
-}
-
-# same_pca A B DATA: A's axes and variances within the bound of B's (B in memory).
-same_pca() {
-  python3 - "$(model_json "$1")" "$(model_json "$2")" "$3" <<'PY'
-import csv, json, math, sys
-a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-rows = [[float(v) for v in r[:4]] for r in list(csv.reader(open(sys.argv[3])))[1:]]
-n = len(rows)
-sd_sqrt_n = 0.0  # sum over columns of sqrt(S_jj) = sqrt(n var_j)
-for j in range(4):
-    m = sum(r[j] for r in rows) / n
-    sd_sqrt_n += math.sqrt(sum((r[j] - m) ** 2 for r in rows))
-delta = 2 * n * 2.220446049250313e-16 * sd_sqrt_n ** 2
-Ca, Cb = (m["matrices"]["components"]["values"] for m in (a, b))
-ev = [s[0] ** 2 for s in b["matrices"]["singular_values"]["values"]]
-for k in range(len(Cb)):
-    gap = min([abs(ev[k] - ev[l]) for l in range(len(ev)) if l != k] + [ev[k]])
-    err = max(abs(x - y) for x, y in zip(Ca[k], Cb[k]))
-    assert err <= 2 * delta / gap, (k, err, 2 * delta / gap)
-va = [v[0] for v in a["matrices"]["explained_variance"]["values"]]
-vb = [v[0] for v in b["matrices"]["explained_variance"]["values"]]
-assert max(abs(x - y) for x, y in zip(va, vb)) <= delta / (n - 1)
-PY
-}
+# shellcheck source=same_model.sh disable=SC1091
+source "$(dirname "$0")/same_model.sh"
 
 # Ridge on diabetes: in memory (primal), then streamed in chunks of 1 KiB and 100 bytes.
 expect_status 0 "ridge in memory" "$MLT" ridge fit "$DATA/diabetes.csv" --solver primal -o mem.ridge
@@ -59,6 +17,9 @@ run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --stream --chunk-size 1K -o 
 check "ridge --stream: ran (exit $rc)" test "$rc" -eq 0
 check "ridge --stream: many chunks" grep -qE "streamed 442 rows in [1-9][0-9] chunks" <<<"$err"
 check "ridge --stream 1K = in memory" same_ridge s1k.ridge mem.ridge
+check "ridge --stream: the same data_sha256 as in memory" test \
+  "$(model_json s1k.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_sha256"])')" = \
+  "$(model_json mem.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_sha256"])')"
 expect_status 0 "ridge --stream 100 bytes" "$MLT" ridge fit "$DATA/diabetes.csv" --stream --chunk-size 100 -o s100.ridge
 check "ridge --stream 100 bytes = in memory" same_ridge s100.ridge mem.ridge
 expect_status 0 "ridge --standardize --stream" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize --stream --chunk-size 2K -o sstd.ridge
