@@ -376,7 +376,7 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
 void read_chunks_for(const DataSchema& schema, const DataOptions& opt,
                      const std::function<void(const io::Table&)>& each) {
   const ReadFor r = plan_read_for(schema, opt, {});
-  if (opt.na == "drop" || r.sel.features_as_text) {
+  if (opt.na == "drop") {
     each(read_data_for(schema, opt));
     return;
   }

@@ -93,9 +93,9 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt,
 // than memory: `each` gets the chunks in input order (io::CsvChunks: complete records,
 // line numbers of the whole input), each read, checked and encoded as read_data_for
 // reads the whole input, so rows and values are the same bits. Memory: one chunk (16
-// MiB of input and its rows) instead of the input. Read whole, in one call, where
-// chunks would not give the same output: with --na drop (whether predict writes a
-// `line` column depends on every row) and for a string or graph kernel's text column.
+// MiB of input and its rows) instead of the input. Read whole, in one call, with --na
+// drop, where chunks would not give the same output (whether predict writes a `line`
+// column depends on every row).
 void read_chunks_for(const DataSchema& schema, const DataOptions& opt,
                      const std::function<void(const io::Table&)>& each);
 

@@ -117,6 +117,22 @@ TEST_CASE("quoted fields spanning lines and chunk boundaries, every line-end sty
   }
 }
 
+// A string kernel's feature column is text (ColumnSelection::features_as_text): every
+// chunk names it as read_csv does, so predict can stream a model of strings.
+TEST_CASE("a text feature column: each chunk's feature names are read_csv's") {
+  const std::string path = test::fixture_path("data/dna_motifs.csv");
+  io::ColumnSelection sel;
+  sel.text = {"class"};
+  sel.ignore = {"id"};
+  sel.features_as_text = true;
+  const io::Table want = io::read_csv(path, {}, sel);
+  REQUIRE(want.feature_names == Names{"sequence"});
+  CHECK(want.feature_columns == want.feature_names);
+  const Joined got = read_in_chunks(path, {}, sel, 4096);
+  CHECK(got.chunks > 1);
+  check_same(got, want);
+}
+
 TEST_CASE("an error on a late line names the line of the whole file, not of the chunk") {
   std::string csv = "a,b,c\n";
   for (int i = 0; i < 500; ++i) csv += std::to_string(i) + ",\"q\nq\",1\n";  // two physical lines a row

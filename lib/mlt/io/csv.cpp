@@ -874,6 +874,13 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
   for (std::size_t c = 0; c < header.size(); ++c)
     if (plan.role[c] == Role::feature) proto.feature_names[plan.slot[c]] = header[c];
   proto.feature_columns = plan.feature_columns;
+  if (columns.features_as_text) {  // a string or graph kernel's column: the features are text
+    const std::size_t first = columns.text.size();  // after the requested text columns
+    proto.feature_names.assign(plan.n_text - first, std::string());
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (plan.role[c] == Role::text && plan.slot[c] >= first) proto.feature_names[plan.slot[c] - first] = header[c];
+    proto.feature_columns = proto.feature_names;
+  }
   n_threads = options.threads ? options.threads : thread_count();
 }
 
@@ -1155,11 +1162,6 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   }
   if (n == 0) raise_no_rows(table.source, dropped, options.header);
   reader.assemble(blocks, table);
-  if (columns.features_as_text) {  // a string or graph kernel's column: the features are text
-    table.feature_names.clear();
-    for (std::size_t t = columns.text.size(); t < table.text.size(); ++t) table.feature_names.push_back(table.text[t].name);
-    table.feature_columns = table.feature_names;
-  }
   table.bytes = reader.total_bytes;
   table.sha256 = reader.digest;
   return table;
