@@ -1,9 +1,9 @@
 // A verb that applies an unsupervised model to DATA and writes one CSV row per input
-// row (`mlt kmeans predict`, and the shape of `mlt pca transform`), written once:
+// row (`mlt kmeans predict`, `mlt pca transform`), written once:
 // MODEL, DATA matched to the model's features and read a chunk at a time (written as
 // it goes, in bounded memory), --keep, -o, and the refusal of an output that is an
 // input. The algorithm says which columns its rows get, and may add
-// one flag that changes them (k-means' --distances; pca's --reconstruct would be one).
+// one flag that changes them (k-means' --distances, pca's --reconstruct).
 #pragma once
 
 #include <functional>
@@ -27,8 +27,11 @@ struct ApplyVerb {
   };
   std::optional<Flag> flag = std::nullopt;
   // The output columns of the rows of X (names, m x |names| values); `flag`: whether
-  // the verb's flag was given.
-  std::function<std::pair<Names, arma::mat>(const E&, const arma::mat& X, bool flag)> columns;
+  // the verb's flag was given; `schema`: the model's data (its column names).
+  std::function<std::pair<Names, arma::mat>(const E&, const DataSchema& schema, const arma::mat& X, bool flag)>
+      columns;
+  // Refuses (UsageError) a flag the model cannot honour, before DATA is read.
+  std::function<void(const E&, bool flag)> check = nullptr;
 };
 
 template <class E>
@@ -46,13 +49,14 @@ CLI::App* add_apply_verb(CLI::App* command, ApplyVerb<E> verb) {
   add_keep_option(sub, opt->data);
   sub->add_option("-o,--output", opt->output, "CSV file to write (default: standard output)");
   if (verb.flag) sub->add_flag(verb.flag->name, opt->flag, verb.flag->help);
-  sub->callback([opt, columns = verb.columns] {
+  sub->callback([opt, columns = verb.columns, check = verb.check] {
     refuse_overwrite(opt->output, {opt->data.path, opt->model});
     const LoadedModel model = read_model(opt->model, E::kind);
     const E estimator = E::load(model.reader);
+    if (check) check(estimator, opt->flag);
     CsvStream out(opt->output);
     read_chunks_for(model.schema, opt->data, [&](const io::Table& data) {
-      const auto [names, values] = columns(estimator, data.X, opt->flag);
+      const auto [names, values] = columns(estimator, model.schema, data.X, opt->flag);
       const KeptColumns kept = kept_columns(data, opt->data);
       out.write(kept.before({{}, {}, names, &values}));
     });

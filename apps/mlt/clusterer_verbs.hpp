@@ -29,7 +29,7 @@ template <class E>
 void add_clusterer_verbs(CLI::App* command) {
   add_apply_verb<E>(command, {"predict", "Assign each row of DATA to its nearest centroid (1-based cluster)",
                               {{"--distances", "Add the Euclidean distance to each centroid (distance_1 ...)"}},
-                              [](const E& model, const arma::mat& X, bool distances) {
+                              [](const E& model, const DataSchema&, const arma::mat& X, bool distances) {
                                 const Labels y = model.predict(X);
                                 arma::mat out(y.n_elem, 1 + (distances ? model.k() : 0));
                                 out.col(0) = arma::conv_to<arma::vec>::from(y) + 1.0;  // numbered from 1

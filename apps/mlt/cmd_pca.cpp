@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "apply_verb.hpp"
 #include "commands.hpp"
 #include "data_options.hpp"
 #include "model_io.hpp"
@@ -16,34 +17,13 @@
 namespace mlt::app {
 namespace {
 
-struct ApplyOptions {
+struct ScoreOptions {
   std::string model;
   DataOptions data;
-  std::string output = "-";
-  bool reconstruct = false;
   bool json = false;
 };
 
-void run_transform(const ApplyOptions& opt) {
-  refuse_overwrite(opt.output, {opt.data.path, opt.model});
-  const LoadedModel model = read_model(opt.model, Pca::kind);
-  const Pca pca = Pca::load(model.reader);
-  if (opt.reconstruct && pca.params().kernelized)
-    throw UsageError("--reconstruct needs a linear PCA model: kernel PCA has no map back to the input space");
-  const io::Table data = read_data_for(model.schema, opt.data);
-  const arma::mat Z = pca.transform(data.X);
-  const KeptColumns kept = kept_columns(data, opt.data);
-  if (opt.reconstruct) {
-    const arma::mat R = pca.inverse_transform(Z);
-    write_csv(opt.output, kept.before({{}, {}, model_columns(model.schema), &R}));
-  } else {
-    Names names;
-    for (std::size_t j = 1; j <= Z.n_cols; ++j) names.push_back("pc" + std::to_string(j));
-    write_csv(opt.output, kept.before({{}, {}, names, &Z}));
-  }
-}
-
-void run_score(const ApplyOptions& opt) {
+void run_score(const ScoreOptions& opt) {
   const LoadedModel model = read_model(opt.model, Pca::kind);
   const Pca pca = Pca::load(model.reader);
   const io::Table data = read_data_for(model.schema, opt.data);
@@ -89,17 +69,23 @@ void setup_pca(CLI::App& app) {
                                               : "");
                      }});
 
-  auto tr_opt = std::make_shared<ApplyOptions>();
-  auto* tr = pca->add_subcommand("transform", "Project DATA onto the principal axes of MODEL");
-  tr->add_option("model", tr_opt->model, "Model file from mlt pca fit")->required();
-  add_data_options(tr, tr_opt->data);
-  add_keep_option(tr, tr_opt->data);
-  tr->add_option("-o,--output", tr_opt->output, "CSV file to write (default: standard output)");
-  tr->add_flag("--reconstruct", tr_opt->reconstruct,
-               "Write the reconstruction m + sum_k z_k v_k in the original columns instead (linear PCA)");
-  tr->callback([tr_opt] { run_transform(*tr_opt); });
+  add_apply_verb<Pca>(
+      pca, {"transform", "Project DATA onto the principal axes of MODEL",
+            {{"--reconstruct", "Write the reconstruction m + sum_k z_k v_k in the original columns instead (linear PCA)"}},
+            [](const Pca& model, const DataSchema& schema, const arma::mat& X, bool reconstruct) {
+              const arma::mat Z = model.transform(X);
+              if (reconstruct) return std::pair{model_columns(schema), model.inverse_transform(Z)};
+              Names names;
+              for (std::size_t j = 1; j <= Z.n_cols; ++j) names.push_back("pc" + std::to_string(j));
+              return std::pair{names, Z};
+            },
+            [](const Pca& model, bool reconstruct) {
+              if (reconstruct && model.params().kernelized)
+                throw UsageError(
+                    "--reconstruct needs a linear PCA model: kernel PCA has no map back to the input space");
+            }});
 
-  auto sc_opt = std::make_shared<ApplyOptions>();
+  auto sc_opt = std::make_shared<ScoreOptions>();
   auto* sc = pca->add_subcommand(
       "score",
       "Reconstruction error and probabilistic PCA log-likelihood (linear PCA), projection error and explained "

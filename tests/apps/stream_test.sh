@@ -148,6 +148,8 @@ same_streamed "ridge predict --keep id" "$MLT" ridge predict w.ridge wide.csv --
 same_streamed "kmeans predict --distances" "$MLT" kmeans predict w.km wide.csv --ignore id,cls,y --distances
 same_streamed "logreg predict --proba" "$MLT" logreg predict w.logreg wide.csv --ignore id,y --proba
 same_streamed "knn predict --neighbors" "$MLT" knn predict w.knn wide.csv --ignore id,y --neighbors
+"$MLT" pca fit wide-train.csv --ignore id,cls,y -k 2 -o w.pca 2>/dev/null
+same_streamed "pca transform --reconstruct" "$MLT" pca transform w.pca wide.csv --ignore id,cls,y --reconstruct
 "$MLT" ridge predict w.ridge wide.csv --ignore cls --keep id -o from-file.csv 2>/dev/null
 sh -c "cat wide.csv | '$MLT' ridge predict w.ridge - --ignore cls --keep id" >from-pipe.csv 2>/dev/null
 check "ridge predict from a pipe: the same bytes as from the file" cmp -s from-pipe.csv from-file.csv
