@@ -81,16 +81,17 @@ inline void add_stream_options(CLI::App* fit, StreamOptions& opt,
                                                                 "instead of the rows; the same model up to rounding") {
   fit->add_flag("--stream", opt.stream, stream_help);
   fit->add_option("--memory", opt.memory,
-                  "Stream when the in-memory fit could need more than SIZE (512M, 2G): 8 bytes per file byte, "
-                  "or always for standard input");
+                  "Stream when the in-memory fit could need more than SIZE (512M, 2G): 16 bytes per cell, the "
+                  "cells estimated from the file's first MiB; always for standard input");
   fit->add_option("--chunk-size", opt.chunk_size, "Bytes of input per chunk when streaming (default 16M)");
 }
 
 // Whether to stream: --stream; or --memory given and the in-memory fit possibly
-// needing more. Its need is bounded by 8 bytes per byte of the file: a cell is at
-// least a digit and a delimiter, 8 bytes parsed, and the fits hold about two copies
-// of the matrix (the parsed one and a centred or standardized one), so 2 x 8 / 2. A
-// stream whose size is unknown (standard input, a pipe) is streamed.
+// needing more. Its need is estimated as two copies of the matrix (the parsed one and
+// a centred or standardized one), 2 x 8 bytes a cell, the cells counted as the file's
+// size over the bytes per cell of its first MiB (io::bytes_per_cell; at least 2, a
+// digit and a delimiter, so never more than 8 bytes per byte of file). A stream whose
+// size is unknown (standard input, a pipe) is streamed.
 inline bool want_stream(const StreamOptions& opt, const std::string& path) {
   if (!opt.chunk_size.empty()) {
     io::parse_memory_size(opt.chunk_size, "--chunk-size");  // refused whether or not it streams
@@ -102,7 +103,7 @@ inline bool want_stream(const StreamOptions& opt, const std::string& path) {
   const std::uint64_t budget = io::parse_memory_size(opt.memory, "--memory");
   struct stat st;
   if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return true;
-  return static_cast<double>(st.st_size) * 8 > static_cast<double>(budget);
+  return 16 * static_cast<double>(st.st_size) / io::bytes_per_cell(path) > static_cast<double>(budget);
 }
 
 // A chunk's rows as a streamed fit takes them: X, and Y from the target columns

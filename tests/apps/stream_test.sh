@@ -33,9 +33,13 @@ check "ridge --stream from stdin: the file's coefficients, bit for bit" test \
   "$(model_json stdin.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')" = \
   "$(model_json s1k.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')"
 
-# --memory: streams past the budget (8 bytes per file byte), not below it.
-run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --memory 100K -o auto.ridge
-check "--memory 100K: a 26 KB file streams" grep -q "streamed 442 rows" <<<"$err"
+# --memory: streams past the budget (16 bytes a cell), not below it. diabetes.csv has
+# 4,873 cells of 3.8 bytes (18.6 KB: a need of ~78 KB): 40K streams, 100K does not,
+# where the first rule (8 bytes per byte of file: 149 KB) streamed both.
+run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --memory 40K -o auto.ridge
+check "--memory 40K: a file needing ~78 KB streams" grep -q "streamed 442 rows" <<<"$err"
+run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --memory 100K -o auto100.ridge
+check "--memory 100K: read in memory" test "$rc" -eq 0 -a -z "$(grep streamed <<<"$err")"
 run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --memory 1G -o auto2.ridge
 check "--memory 1G: read in memory" test "$rc" -eq 0 -a -z "$(grep streamed <<<"$err")"
 expect_error 2 "--memory: expected a size" "--memory refuses a bad size" "$MLT" ridge fit "$DATA/diabetes.csv" --memory lots -o x.ridge

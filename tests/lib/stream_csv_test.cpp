@@ -203,3 +203,13 @@ TEST_CASE("parse_memory_size") {
     CHECK(m.find("--memory") == 0);
   }
 }
+
+// Exact by construction: the counts of bytes and separators of small files.
+TEST_CASE("bytes_per_cell: the first bytes' mean cell, at least 2") {
+  CHECK(io::bytes_per_cell(TempFile("a,b\n12345,1.5\n-0.25,7\n").path()) == 22.0 / 6);
+  CHECK(io::bytes_per_cell(TempFile("1,2\n3,4\n").path()) == 2.0);
+  CHECK(io::bytes_per_cell(TempFile("x;y\ty\n").path()) == 2.0);          // ; and tab count too
+  CHECK(io::bytes_per_cell(TempFile("no separator at all").path()) == 2.0);
+  CHECK(io::bytes_per_cell(TempFile("123456789,1\n").path(), 5) == 2.0);   // none in the sample: the worst case
+  CHECK(io::bytes_per_cell(TempFile("1234,5678\n").path(), 5) == 5.0);     // "1234," : 5 bytes, 1 cell
+}

@@ -14,12 +14,27 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <string_view>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
 
 namespace mlt::io {
+
+double bytes_per_cell(const std::string& path, std::size_t sample) {
+  std::ifstream in(path, std::ios::binary);
+  std::string buf(sample, '\0');
+  in.read(buf.data(), static_cast<std::streamsize>(sample));
+  const auto n = static_cast<std::size_t>(in.gcount());
+  std::size_t separators = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = buf[i];
+    separators += c == ',' || c == ';' || c == '\t' || c == '\n';
+  }
+  if (separators == 0) return 2.0;
+  return std::max(2.0, static_cast<double>(n) / static_cast<double>(separators));
+}
 
 std::uint64_t parse_memory_size(const std::string& text, const std::string& what) {
   const auto bad = [&] {

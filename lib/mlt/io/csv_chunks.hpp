@@ -166,6 +166,13 @@ class CsvRangeChunks {
   bool done_ = false;
 };
 
+// The mean bytes per cell of the first `sample` bytes of the file at `path` (a cell's
+// text and the delimiter or line end after it; every ',', ';', tab and line feed counts
+// as one, so a text cell holding them counts as several, which errs low), at least 2
+// (a digit and a delimiter), and 2 when the sample holds no separator: what --memory
+// predicts the parsed matrix from (8 bytes a cell).
+double bytes_per_cell(const std::string& path, std::size_t sample = std::size_t{1} << 20);
+
 // A memory size as a user writes it: a number with an optional K, M, G or T suffix
 // (powers of 1024; "B" or "iB" after it allowed), e.g. 512M, 2G, 1.5GiB, 100000.
 // Throws UsageError naming `what` for anything else or for zero.
