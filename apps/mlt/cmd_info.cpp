@@ -17,12 +17,6 @@ struct InfoOptions {
   bool json = false;
 };
 
-std::string join(const Names& names) {
-  std::string s;
-  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
-  return s;
-}
-
 // One header field as indented text: a scalar or a list of scalars on its line; an
 // object's fields, and a list of objects (the SVM's per_output, logreg's per_class)
 // item by item, "- " before each item's first field, one level deeper.
@@ -84,7 +78,7 @@ void run_info(const InfoOptions& opt) {
   } else {
     text += "kind: " + r.kind() + "\n";
     text += "format_version: " + std::to_string(j.value("format_version", 0)) + "\n";
-    text += "features (" + features + "): " + join(model.schema.features) + "\n";
+    text += "features (" + features + "): " + joined(model.schema.features) + "\n";
     if (const ColumnEncoding& enc = model.schema.encoding; !enc.empty()) {
       // The map from the file's columns to the model's: what a user checks before
       // feeding predict a file of another source.
@@ -96,7 +90,7 @@ void run_info(const InfoOptions& opt) {
       if (enc.has_categorical()) text += "  unknown categories: " + std::string(name_of(enc.unknown)) + "\n";
       for (const EncodedColumn& c : enc.columns) {
         text += "  " + c.name + ":";
-        if (c.categorical) text += " categories (" + std::to_string(c.categories.size()) + ") " + join(c.categories);
+        if (c.categorical) text += " categories (" + std::to_string(c.categories.size()) + ") " + joined(c.categories);
         else text += " number";
         if (enc.imputation != Imputation::none) {
           text += "; fill ";
@@ -107,8 +101,8 @@ void run_info(const InfoOptions& opt) {
       }
     }
     if (!model.schema.target.empty()) text += "target: " + model.schema.target + "\n";
-    if (model.schema.targets.size() > 1) text += "targets: " + join(model.schema.targets) + "\n";
-    if (!model.schema.classes.empty()) text += "classes: " + join(model.schema.classes) + "\n";
+    if (model.schema.targets.size() > 1) text += "targets: " + joined(model.schema.targets) + "\n";
+    if (!model.schema.classes.empty()) text += "classes: " + joined(model.schema.classes) + "\n";
     for (const char* section : {"params", "fitted", "info", "provenance"}) {
       if (!j.contains(section)) continue;
       text += std::string(section) + ":\n";

@@ -57,8 +57,7 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
 
 Names choose_metrics(const CvOptions& opt, const Names& known, const std::string& fallback) {
   Names chosen;
-  std::string list;
-  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  const std::string list = joined(known);
   const std::string given = opt.metric.empty() ? fallback : opt.metric;
   std::size_t start = 0;
   while (true) {

@@ -35,8 +35,7 @@ void encode_structured(io::Table& t, const std::string& kind, bool training) {
     return;
   }
   if (t.feature_names.size() != 1) {
-    std::string list;
-    for (const std::string& f : t.feature_names) list += (list.empty() ? "" : ", ") + f;
+    const std::string list = joined(t.feature_names);
     throw UsageError(t.source + ": a kernel on " + (kind == "text" ? "strings" : "graphs") +
                      " reads one feature column, and the data have " + std::to_string(t.feature_names.size()) +
                      (list.empty() ? "" : " (" + list + ")") + "; skip the others with --ignore");

@@ -305,9 +305,8 @@ static Ranking rank_rows(const PlotOptions& opt, const LoadedModel& loaded, cons
   if (!opt.positive.empty()) {
     const auto at = std::find(schema.classes.begin(), schema.classes.end(), opt.positive);
     if (at == schema.classes.end()) {
-      std::string list;
-      for (const auto& c : schema.classes) list += (list.empty() ? "" : ", ") + c;
-      throw UsageError("--positive " + opt.positive + ": not a class of this model (classes: " + list + ")");
+      throw UsageError("--positive " + opt.positive + ": not a class of this model (classes: " +
+                       joined(schema.classes) + ")");
     }
     k = std::size_t(at - schema.classes.begin());
   } else if (model.n_classes > 2) {

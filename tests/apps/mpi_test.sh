@@ -74,14 +74,7 @@ run "$MLT" pca transform np3.pca "$DATA/iris.csv"
 check "pca -np 3: the model transforms" test "$rc" -eq 0 -a "$(wc -l <<<"$out")" -eq 151
 
 # Quoted cells spanning lines: cuts are placed by quote parity, never inside a field.
-python3 - "$DATA/iris.csv" >quoted.csv <<'PY'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))
-w = csv.writer(sys.stdout, lineterminator="\n")
-w.writerow(rows[0] + ["note"])
-for i, r in enumerate(rows[1:]):
-    w.writerow(r + ["line one\nline two, \"quoted\"\n" * (i % 3)])
-PY
+write_quoted_iris quoted.csv
 expect_status 0 "pca quoted -np 3" mpi 3 "$MLT" pca fit quoted.csv --ignore species,note --chunk-size 64 -o q3.pca
 check "quoted multi-line cells split between 3 ranks: the same model" same_pca q3.pca mem.pca "$DATA/iris.csv"
 

@@ -1,4 +1,4 @@
-# Model comparisons shared by the streaming and MPI tests (sourced after lib.sh): a
+# Model comparisons and data shared by the streaming and MPI tests (sourced after lib.sh): a
 # model fitted another way (streamed, on several ranks) against the in-memory one,
 # within the bounds tests/lib/stream_fit_test.cpp derives (only the summation order
 # differs).
@@ -47,5 +47,18 @@ va = [v[0] for v in a["matrices"]["explained_variance"]["values"]]
 vb = [v[0] for v in b["matrices"]["explained_variance"]["values"]]
 assert max(abs(x - y) for x, y in zip(va, vb)) <= delta / (n - 1)
 assert a["provenance"]["data_rows"] == n
+PY
+}
+
+# write_quoted_iris FILE: iris with a quoted text column "note" whose cells hold 0 to 2
+# line breaks, quotes and a comma: chunk and rank cuts must never fall inside one.
+write_quoted_iris() {
+  python3 - "$DATA/iris.csv" >"$1" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+w = csv.writer(sys.stdout, lineterminator="\n")
+w.writerow(rows[0] + ["note"])
+for i, r in enumerate(rows[1:]):
+    w.writerow(r + ["line one\nline two, \"quoted\"\n" * (i % 3)])
 PY
 }

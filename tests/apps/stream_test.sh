@@ -55,14 +55,7 @@ run "$MLT" pca transform s.pca "$DATA/iris.csv"
 check "pca: the streamed model transforms" test "$rc" -eq 0 -a "$(wc -l <<<"$out")" -eq 151
 
 # A quoted text column whose cells span lines, cut by 16-byte chunks everywhere.
-python3 - "$DATA/iris.csv" >quoted.csv <<'PY'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))
-w = csv.writer(sys.stdout, lineterminator="\n")
-w.writerow(rows[0] + ["note"])
-for i, r in enumerate(rows[1:]):
-    w.writerow(r + ["line one\nline two, \"quoted\"\n" * (i % 3)])
-PY
+write_quoted_iris quoted.csv
 expect_status 0 "pca quoted in memory" "$MLT" pca fit quoted.csv --ignore species,note --solver covariance -o qm.pca
 expect_status 0 "pca quoted --stream" "$MLT" pca fit quoted.csv --ignore species,note --stream --chunk-size 16 -o qs.pca
 check "quoted multi-line cells across chunks: the same model" same_pca qs.pca qm.pca "$DATA/iris.csv"

@@ -115,7 +115,8 @@ TEST_CASE("Nyström kernel PCA equals scikit-learn's Nystroem + PCA given the sa
     CHECK(pca.explained_variance_ratio(test) ==
           doctest::Approx(ref["explained_variance_ratio_test"].get<double>()).epsilon(tol));
 
-    // Saved and loaded: the same scores, bit for bit.
+    // Saved and loaded: the same scores, bit for bit (exact: the model file keeps every
+    // double round-trip, and the same code transforms in the same process).
     const mlt::Pca back = mlt::Pca::load(mlt::io::ModelReader::parse(saved(pca), "test"));
     CHECK(back.is_nystrom());
     CHECK(arma::approx_equal(back.transform(test), pca.transform(test), "absdiff", 0.0));

@@ -130,6 +130,8 @@ TEST_CASE("top eigenpairs: the same bits for any thread count") {
     runs.push_back(*top);
   }
   mlt::set_thread_count(0);
+  // Exact by construction: the product's sums have a fixed order and the threads take
+  // fixed row ranges (symmetric_times), whatever the thread count or BLAS kernel.
   for (const auto& r : runs) {
     CHECK(arma::approx_equal(r.values, runs[0].values, "absdiff", 0.0));
     CHECK(arma::approx_equal(r.vectors, runs[0].vectors, "absdiff", 0.0));

@@ -19,4 +19,11 @@ namespace mlt {
 using Labels = arma::uvec;  // class index per sample, 0..n_classes-1
 using Names = std::vector<std::string>;
 
+// "a, b, c": names as messages and reports list them.
+inline std::string joined(const Names& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s;
+}
+
 }  // namespace mlt
