@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "mlt/core/error.hpp"
@@ -67,5 +68,12 @@ CLI::Validator positive_integer(std::uint64_t max = kMaxCount);
 // Every --seed: unsigned 64-bit, written in decimal digits; a sign, another base or
 // a value past 2^64 - 1 is refused with the same message everywhere.
 CLI::Validator seed();
+
+// The verbs that run under several MPI ranks (add_fit_verb and add_cv_command
+// register theirs): main refuses any other command there, naming these.
+inline std::set<const CLI::App*>& distributed_verbs() {
+  static std::set<const CLI::App*> verbs;
+  return verbs;
+}
 
 }  // namespace mlt::app

@@ -45,6 +45,7 @@
 #include "data_options.hpp"
 #include "model_io.hpp"
 #include "param_flags.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/estimator.hpp"
 #include "mlt/core/random.hpp"
@@ -301,6 +302,7 @@ class CvCommand {
   CvCommand(CLI::App* parent, CvTask task, const std::string& description) : task_(task) {
     app_ = parent->add_subcommand("cv", description);
     add_cv_options(app_, opt_, task);
+    distributed_verbs().insert(app_);
   }
 
   // A flag that switches the command to a second task when given, as knn's
@@ -576,7 +578,24 @@ class CvCommand {
                          "in separate runs");
       opt_.data.structured = input;
     }
-    const CvData data = read_cv_data(opt_, active_task_);
+    // Under several MPI ranks every rank reads the whole file and runs its share of
+    // the tasks (cv::grid_search); rank 0 alone refits, writes and reports.
+    const Communicator& comm = world();
+    if (comm.size() > 1 && opt_.data.path == "-")
+      throw UsageError("standard input reaches only one of " + std::to_string(comm.size()) +
+                       " ranks: give DATA as a file every rank can read");
+    const CvData data = [&] {
+      if (comm.size() == 1) return read_cv_data(opt_, active_task_);
+      std::optional<CvData> read;
+      std::exception_ptr failure;
+      try {
+        read = read_cv_data(opt_, active_task_);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      agree(comm, failure);
+      return std::move(*read);
+    }();
     const Target& y = target_of<Target>(data);
     const arma::mat& X = data.table.X;
 
@@ -601,7 +620,9 @@ class CvCommand {
     }
     so.jobs = opt_.jobs;
     so.progress = progress_reporter();
+    if (comm.size() > 1) so.ranks = &comm;
     const cv::SearchResult result = cv::grid_search(grid, data.folds, chosen, scorer, so);
+    if (comm.rank() != 0) return;
 
     Params best = base_;
     apply(best, grid.point(result.results[result.best].point));

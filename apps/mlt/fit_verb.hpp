@@ -21,6 +21,7 @@
 #include "mlt/core/scatter.hpp"
 #include "mlt/io/csv_chunks.hpp"
 #include "data_options.hpp"
+#include "fit_parts.hpp"
 #include "model_io.hpp"
 #include "cv_command.hpp"
 #include "param_flags.hpp"
@@ -68,13 +69,24 @@ struct StreamOptions {
   bool stream = false;
   std::string memory;      // a budget: stream when the in-memory fit may need more
   std::string chunk_size;  // bytes of input per chunk
+  bool shards = false;     // DATA names shard files (fit_parts.hpp)
 };
 
+// A fit that reads its data as passes over chunks (fit_parts.hpp): streamed past RAM
+// alone, and over MPI ranks when it takes a communicator. A classifier's takes the
+// number of classes, its Y holding class indices. E::kStreamsOnce: it opens one pass,
+// so standard input can feed it.
 template <class E>
-concept Streamable = requires(E& e, const RowChunks& next) { e.fit_stream(next); };
-// A streamed fit that reads DATA once per pass (k-means): E::fit_stream(RowPasses).
+concept DistributedFit = requires(E& e, const RowPasses& passes, const Communicator& comm) {
+  e.fit_stream(passes, comm);
+} || requires(E& e, const RowPasses& passes, const Communicator& comm) { e.fit_stream(passes, std::size_t{}, comm); };
 template <class E>
-concept MultiPassStreamable = requires(E& e, const RowPasses& passes) { e.fit_stream(passes); };
+concept Streamable = DistributedFit<E> || requires(E& e, const RowPasses& passes) { e.fit_stream(passes); };
+template <class E>
+constexpr bool streams_once() {
+  if constexpr (requires { E::kStreamsOnce; }) return E::kStreamsOnce;
+  else return false;
+}
 
 inline void add_stream_options(CLI::App* fit, StreamOptions& opt,
                                const std::string& stream_help = "Read DATA in chunks, holding the fit's state (O(p²)) "
@@ -84,6 +96,9 @@ inline void add_stream_options(CLI::App* fit, StreamOptions& opt,
                   "Stream when the in-memory fit could need more than SIZE (512M, 2G): 16 bytes per cell, the "
                   "cells estimated from the file's first MiB; always for standard input");
   fit->add_option("--chunk-size", opt.chunk_size, "Bytes of input per chunk when streaming (default 16M)");
+  fit->add_flag("--shards", opt.shards,
+                "DATA names several CSV files with the same columns: a glob pattern (quoted) or @LIST, a file of "
+                "paths; under N MPI ranks each rank reads its own run of them, alone all in order");
 }
 
 // Whether to stream: --stream; or --memory given and the in-memory fit possibly
@@ -91,11 +106,12 @@ inline void add_stream_options(CLI::App* fit, StreamOptions& opt,
 // a centred or standardized one), 2 x 8 bytes a cell, the cells counted as the file's
 // size over the bytes per cell of its first MiB (io::bytes_per_cell; at least 2, a
 // digit and a delimiter, so never more than 8 bytes per byte of file). A stream whose
-// size is unknown (standard input, a pipe) is streamed.
-inline bool want_stream(const StreamOptions& opt, const std::string& path) {
+// size is unknown (standard input, a pipe) is streamed. `parts`: the file is split
+// between that many ranks, each holding its part (a parts-th of the need).
+inline bool want_stream(const StreamOptions& opt, const std::string& path, std::size_t parts = 1) {
   if (!opt.chunk_size.empty()) {
     io::parse_memory_size(opt.chunk_size, "--chunk-size");  // refused whether or not it streams
-    if (!opt.stream && opt.memory.empty())
+    if (!opt.stream && opt.memory.empty() && parts == 1)
       throw UsageError("--chunk-size applies to a streamed fit: add --stream (or --memory SIZE)");
   }
   if (opt.stream) return true;
@@ -103,20 +119,8 @@ inline bool want_stream(const StreamOptions& opt, const std::string& path) {
   const std::uint64_t budget = io::parse_memory_size(opt.memory, "--memory");
   struct stat st;
   if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return true;
-  return 16 * static_cast<double>(st.st_size) / io::bytes_per_cell(path) > static_cast<double>(budget);
-}
-
-// A chunk's rows as a streamed fit takes them: X, and Y from the target columns
-// (numeric, with their file:line in messages); their names into `target_names`.
-inline void chunk_rows(io::Table& chunk, arma::mat& X, arma::mat& Y, Names& target_names) {
-  X = std::move(chunk.X);
-  Y.set_size(X.n_rows, chunk.text.size());
-  target_names.clear();
-  for (std::size_t t = 0; t < chunk.text.size(); ++t) {
-    const auto& col = chunk.text[t];
-    Y.col(t) = parse_numeric_target(col.values, col.name, chunk.source, chunk.lines);
-    target_names.push_back(col.name);
-  }
+  return 16 * static_cast<double>(st.st_size) / io::bytes_per_cell(path) / static_cast<double>(parts) >
+         static_cast<double>(budget);
 }
 
 // What a streamed fit saves: the data's provenance (`summary`, a table without its
@@ -138,196 +142,76 @@ inline std::size_t chunk_bytes_of(const StreamOptions& sopt) {
   return sopt.chunk_size.empty() ? io::kDefaultChunkBytes : io::parse_memory_size(sopt.chunk_size, "--chunk-size");
 }
 
-// The streamed fit: DATA read a chunk at a time into E::fit_stream; `targets` are
-// the regression's target columns (none for an unsupervised fit). Fills d with the
-// schema and the data's provenance (a table without its values).
+// The fit of E::fit_stream over passes of DATA (fit_parts.hpp): alone, streamed a
+// chunk at a time past RAM; under several ranks (world().size() > 1), each rank's
+// part, held in its memory unless streamed (--stream, or the part over --memory).
+// Every rank ends with the same model; the caller lets rank 0 alone save it. `targets`:
+// the regression's target columns or the classifier's label column (none: an
+// unsupervised fit). Fills d with the schema and the data's provenance (a table
+// without its values), with the totals of all ranks.
 template <class E>
-void fit_streamed(E& model, const DataOptions& data, const StreamOptions& sopt, const Names& targets, FitData& d,
-                  const std::function<std::string(const E&)>& detail) {
-  io::ColumnSelection sel;
-  sel.text = targets;
-  sel.ignore = data.ignore;
-  io::CsvChunks chunks(data.path, csv_options(data), sel, chunk_bytes_of(sopt));
-  io::Table chunk;
-  std::size_t n_chunks = 0;
-  Names target_names;
-  const RowChunks next = [&](arma::mat& X, arma::mat& Y) {
-    if (!chunks.next(chunk)) return false;
-    ++n_chunks;
-    chunk_rows(chunk, X, Y, target_names);
-    return true;
-  };
-  {
-    PhaseTimer timer("fit");
-    model.fit_stream(next);
-    std::string what = "streamed " + std::to_string(chunks.rows()) + " rows in " + std::to_string(n_chunks) +
-                       (n_chunks == 1 ? " chunk" : " chunks");
-    if (detail) what += "; " + detail(model);
-    timer.set_detail(what);
-  }
-  streamed_schema(chunks.summary(), chunks.rows(), targets, target_names, d);
-}
-
-// The fit verbs that run under several MPI ranks (add_fit_verb registers them): main
-// refuses any other command there, naming these.
-inline std::set<const CLI::App*>& distributed_verbs() {
-  static std::set<const CLI::App*> verbs;
-  return verbs;
-}
-
-// The streamed fit under several ranks (world().size() > 1): each rank reads its own
-// byte range of DATA (io::FileSplit, io::CsvRangeChunks) into E::fit_stream, which
-// merges the ranks' states; every rank ends with the same model, and the caller lets
-// rank 0 alone save it. Fills d as fit_streamed does, with the totals of all ranks.
-//
-// Every step that can fail on one rank alone (opening DATA, reading a range, a bad
-// cell) runs where agree() follows, so that all ranks stop together with the first
-// failing rank's message: the split's scan here, the reading inside fit_stream (the
-// range reader is opened by the first call of `next`).
-template <class E>
-void fit_distributed(E& model, const DataOptions& data, const StreamOptions& sopt, const Names& targets, FitData& d,
-                     const std::function<std::string(const E&)>& detail) {
+void fit_in_parts(E& model, const DataOptions& data, const StreamOptions& sopt, CvTask task, const Names& targets,
+                  FitData& d, const std::function<std::string(const E&)>& detail) {
   const Communicator& comm = world();
-  const std::size_t rank = static_cast<std::size_t>(comm.rank()), size = static_cast<std::size_t>(comm.size());
-  io::ColumnSelection sel;
-  sel.text = targets;
-  sel.ignore = data.ignore;
-  const io::CsvOptions csv = csv_options(data);
-  const std::size_t chunk_bytes = chunk_bytes_of(sopt);
-  if (data.path == "-")
-    throw UsageError("standard input cannot be split between " + std::to_string(size) +
-                     " ranks: give DATA as a file every rank can read");
-
-  // The split: each rank counts its nominal part (quotes, line ends); the counts go to
-  // every rank, from which each finds its range (io::FileSplit).
-  std::unique_ptr<io::FileSplit> split;
-  io::PartScan scan;
-  std::exception_ptr failure;
-  try {
-    split = std::make_unique<io::FileSplit>(data.path, csv.header, size);
-    scan = split->scan(rank);
-  } catch (...) {
-    failure = std::current_exception();
+  const std::size_t size = static_cast<std::size_t>(comm.size());
+  const TargetKind kind = task == CvTask::classification ? TargetKind::labels
+                          : task == CvTask::regression   ? TargetKind::numeric
+                                                         : TargetKind::none;
+  // A rank holds its part unless told to stream: --stream, or a part (a size-th of
+  // DATA) over --memory. Alone, this is the streamed fit, never held.
+  bool hold = false;
+  if (size > 1 && !streams_once<E>()) {
+    hold = !want_stream(sopt, data.path, size);
   }
-  agree(comm, failure);
-  std::vector<io::PartScan> scans;
-  for (const std::string& s : comm.allgather(std::string(reinterpret_cast<const char*>(&scan), sizeof scan))) {
-    io::PartScan part;
-    std::memcpy(&part, s.data(), sizeof part);
-    scans.push_back(part);
-  }
-
-  std::unique_ptr<io::CsvRangeChunks> chunks;
-  io::Table chunk;
-  std::uint64_t n_chunks = 0;
-  Names target_names;
-  const RowChunks next = [&](arma::mat& X, arma::mat& Y) {
-    if (!chunks)
-      chunks = std::make_unique<io::CsvRangeChunks>(data.path, *split, split->range(rank, scans), csv, sel,
-                                                    chunk_bytes);
-    if (!chunks->next(chunk)) return false;
-    ++n_chunks;
-    chunk_rows(chunk, X, Y, target_names);
-    return true;
-  };
-  // Totals over the ranks (every rank calls this at the same point): rows, dropped
-  // rows, chunks and parts read to their end; and the target names of the first rank
-  // that read a row (each name ends in a NUL byte).
-  struct Totals {
-    std::uint64_t rows = 0, dropped = 0, chunks = 0, finished = 0;
-    Names target_names;
-  };
-  const auto totals = [&] {
-    const std::uint64_t mine[4] = {chunks ? chunks->rows() : 0, chunks ? chunks->dropped_rows() : 0, n_chunks,
-                                   chunks && chunks->finished()};
-    std::string local(reinterpret_cast<const char*>(mine), sizeof mine);
-    for (const std::string& name : target_names) local += name + '\0';
-    Totals all;
-    for (const std::string& s : comm.allgather(local)) {
-      std::uint64_t theirs[4];
-      std::memcpy(theirs, s.data(), sizeof theirs);
-      all.rows += theirs[0], all.dropped += theirs[1], all.chunks += theirs[2], all.finished += theirs[3];
-      if (theirs[0] > 0 && all.target_names.empty())
-        for (std::size_t at = sizeof theirs, end; at < s.size(); at = end + 1) {
-          end = s.find('\0', at);
-          all.target_names.push_back(s.substr(at, end - at));
-        }
-    }
-    return all;
-  };
-  Totals all;
+  FitParts parts(data, chunk_bytes_of(sopt), targets, kind, comm, hold, streams_once<E>(), sopt.shards);
+  FitParts::Totals all;
   {
     PhaseTimer timer("fit");
     try {
-      model.fit_stream(next, comm);
-    } catch (const DataError&) {
-      // Thrown on every rank alike (fit_stream agrees first). Every part read to its
-      // end and no row: the reader's message for a file without data rows, which no
-      // single part could give.
-      all = totals();
+      if (kind == TargetKind::labels) {
+        parts.label_pass();
+        if constexpr (requires(E& e, const RowPasses& p) { e.fit_stream(p, std::size_t{}, comm); })
+          model.fit_stream(parts.passes(), parts.encoder().n_classes(), comm);
+        else
+          throw std::logic_error("fit_in_parts: the estimator does not fit class labels in parts");
+      } else if constexpr (DistributedFit<E>) {
+        model.fit_stream(parts.passes(), comm);
+      } else {
+        model.fit_stream(parts.passes());
+      }
+    } catch (const Error& e) {
+      // Thrown on every rank alike (the fit agrees first), with the same status but
+      // not the same type (the failing rank rethrows its own exception, the others an
+      // Error: core/distributed.hpp), so the status decides, the same on every rank.
+      // Every part read to its end and no row: the reader's message for a file
+      // without data rows, which no single part could give.
+      if (size == 1 || e.exit_status() != kExitDataError) throw;
+      all = parts.totals();
       if (all.rows == 0 && all.finished == size)
         throw DataError(data.path + ": no data rows" +
                         (all.dropped ? " left after dropping " + std::to_string(all.dropped) + " with missing values"
-                                     : std::string(csv.header ? " (only a header)" : "")));
+                                     : std::string(parts.has_header() ? " (only a header)" : "")));
       throw;
     }
-    all = totals();
+    all = parts.totals();
     std::string what = "streamed " + std::to_string(all.rows) + " rows in " + std::to_string(all.chunks) +
-                       (all.chunks == 1 ? " chunk" : " chunks") + " on " + std::to_string(size) + " ranks";
+                       (all.chunks == 1 ? " chunk" : " chunks");
+    if (all.passes > 1) what += ", " + std::to_string(all.passes) + " passes";
+    if (hold) what = "held " + std::to_string(all.rows) + " rows in " + std::to_string(all.chunks) +
+                     (all.chunks == 1 ? " chunk, " : " chunks, ") + std::to_string(all.passes) + " passes";
+    if (size > 1) what += " on " + std::to_string(size) + " ranks";
     if (detail) what += "; " + detail(model);
     timer.set_detail(what);
   }
-  io::Table summary = chunks ? chunks->summary() : io::Table{};
+  io::Table summary = parts.summary();
   summary.dropped_rows = static_cast<std::size_t>(all.dropped);
-  streamed_schema(std::move(summary), all.rows, targets, all.target_names, d);
-}
-
-// The streamed fit of an estimator that reads DATA once per pass: each pass opens
-// DATA again (so it must be a regular file: standard input and pipes are read once,
-// and spooling them would put a file larger than memory on disk behind the user's
-// back). The first pass is read to the end; its reader gives the provenance.
-template <class E>
-void fit_streamed_passes(E& model, const DataOptions& data, const StreamOptions& sopt, FitData& d,
-                         const std::function<std::string(const E&)>& detail) {
-  struct stat st;
-  if (data.path == "-" || (::stat(data.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
-    throw UsageError(std::string("a streamed ") + E::kind + " fit reads DATA once per pass, and " +
-                     (data.path == "-" ? "standard input" : data.path + " (not a regular file)") +
-                     " can be read only once: give a file, or leave out --stream and --memory");
-  const std::size_t chunk_bytes = chunk_bytes_of(sopt);
-  io::ColumnSelection sel;
-  sel.ignore = data.ignore;
-  const io::CsvOptions csv = csv_options(data);
-  std::shared_ptr<io::CsvChunks> first;
-  std::size_t n_chunks = 0, n_passes = 0;
-  const RowPasses passes = [&]() -> RowChunks {
-    auto chunks = std::make_shared<io::CsvChunks>(data.path, csv, sel, chunk_bytes);
-    const bool is_first = !first;
-    if (is_first) first = chunks;
-    ++n_passes;
-    auto table = std::make_shared<io::Table>();
-    return [chunks, table, is_first, &n_chunks](arma::mat& X, arma::mat& Y) {
-      if (!chunks->next(*table)) return false;
-      if (is_first) ++n_chunks;
-      X = std::move(table->X);
-      Y.reset();
-      return true;
-    };
-  };
-  {
-    PhaseTimer timer("fit");
-    model.fit_stream(passes);
-    std::string what = "streamed " + std::to_string(first->rows()) + " rows in " + std::to_string(n_chunks) +
-                       (n_chunks == 1 ? " chunk, " : " chunks, ") + std::to_string(n_passes) + " passes";
-    if (detail) what += "; " + detail(model);
-    timer.set_detail(what);
+  if (kind == TargetKind::labels) {
+    streamed_schema(std::move(summary), all.rows, {}, {}, d);
+    d.schema.target = all.target_names.empty() ? targets[0] : all.target_names[0];
+    d.schema.classes = parts.encoder().classes();
+  } else {
+    streamed_schema(std::move(summary), all.rows, targets, all.target_names, d);
   }
-  d.table = first->summary();
-  d.table.X.set_size(first->rows(), 0);  // the row count, without the rows (as fit_streamed)
-  if (d.table.dropped_rows)
-    note(d.table.source + ": dropped " + std::to_string(d.table.dropped_rows) +
-         (d.table.dropped_rows == 1 ? " row" : " rows") + " with missing values");
-  d.schema = {d.table.feature_names, d.table.had_header, "", {}, {}, ""};
 }
 
 // Adds `fit` under an algorithm's command. Classification: --target is one column
@@ -350,13 +234,14 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
   if (task != CvTask::none) add_target_option(fit, opt->targets, task == CvTask::regression || hooks.task);
   const auto flags = add_param_flags(fit, opt->params, E::Params::table());
   if constexpr (Streamable<E>) {
-    add_stream_options(fit, opt->stream);
-    if (task != CvTask::classification) distributed_verbs().insert(fit);
+    if constexpr (streams_once<E>())
+      add_stream_options(fit, opt->stream);
+    else
+      add_stream_options(fit, opt->stream,
+                         "Read DATA in chunks, once per pass (so DATA must be a file), holding the fit's state instead "
+                         "of the rows; the same model up to rounding");
+    if constexpr (DistributedFit<E>) distributed_verbs().insert(fit);
   }
-  if constexpr (MultiPassStreamable<E>)
-    add_stream_options(fit, opt->stream,
-                       "Read DATA in chunks, once per pass (so DATA must be a file), holding the fit's state instead "
-                       "of the rows; the same model");
   if (hooks.options) hooks.options(fit, opt->params);
   fit->callback([opt, flags, declared_task = task, hooks] {
     flags.refuse_inapplicable(opt->params);
@@ -374,26 +259,14 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
     };
     bool streamed = false;
     if constexpr (Streamable<E>) {
-      if (world().size() > 1) {
-        if (task == CvTask::classification) throw std::logic_error("add_fit_verb: a distributed classifier");
-        fit_distributed(model, opt->data, opt->stream,
-                        task == CvTask::regression ? (opt->targets.empty() ? Names{io::kLastColumn} : opt->targets)
-                                                   : Names{},
-                        d, hooks.detail);
+      if (world().size() > 1 || opt->stream.shards || want_stream(opt->stream, opt->data.path)) {
+        Names targets;
+        if (task == CvTask::regression) targets = opt->targets.empty() ? Names{io::kLastColumn} : opt->targets;
+        if (task == CvTask::classification)
+          targets = {opt->targets.empty() ? std::string(io::kLastColumn) : opt->targets[0]};
+        fit_in_parts(model, opt->data, opt->stream, task, targets, d, hooks.detail);
         streamed = true;
         if (world().rank() != 0) return;  // rank 0 alone writes and reports
-      } else if (task != CvTask::classification && want_stream(opt->stream, opt->data.path)) {
-        fit_streamed(model, opt->data, opt->stream,
-                     task == CvTask::regression ? (opt->targets.empty() ? Names{io::kLastColumn} : opt->targets)
-                                                : Names{},
-                     d, hooks.detail);
-        streamed = true;
-      }
-    }
-    if constexpr (MultiPassStreamable<E>) {
-      if (want_stream(opt->stream, opt->data.path)) {
-        fit_streamed_passes(model, opt->data, opt->stream, d, hooks.detail);
-        streamed = true;
       }
     }
     if (streamed) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
+#include "mlt/core/types.hpp"
 #include "mlt/io/file.hpp"
 
 namespace {
@@ -64,13 +66,15 @@ std::optional<std::string> unknown_word(const CLI::App& app, int argc, char** ar
 // rank, each writing the same output: refused, naming what does run distributed.
 std::optional<std::string> refuse_undistributed(const CLI::App& app, const CLI::App* command) {
   if (mlt::world().size() == 1 || mlt::app::distributed_verbs().count(command)) return std::nullopt;
-  std::vector<std::string> names;
+  // By verb: "cv (kmeans, knn, ...), fit (pca, ridge)".
+  std::map<std::string, std::vector<std::string>> commands_of;
   for (const CLI::App* verb : mlt::app::distributed_verbs())
-    names.push_back(verb->get_parent()->get_name() + " " + verb->get_name());
-  std::sort(names.begin(), names.end());
+    commands_of[verb->get_name()].push_back(verb->get_parent()->get_name());
   std::string list;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  for (auto& [verb, commands] : commands_of) {
+    std::sort(commands.begin(), commands.end());
+    list += (list.empty() ? "" : ", ") + verb + " (" + mlt::joined(commands) + ")";
+  }
   std::string path;
   for (const CLI::App* a = command; a && a != &app; a = a->get_parent()) path = " " + a->get_name() + path;
   return "mlt" + path + ": error: under MPI (" + std::to_string(mlt::world().size()) +

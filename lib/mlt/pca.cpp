@@ -236,7 +236,7 @@ void Pca::keep_components(const arma::vec& s, arma::mat V, double denom, double 
   explained_variance_ratio_ = ratio.head(k);
 }
 
-Pca& Pca::fit_stream(const RowChunks& next, const Communicator& comm) {
+Pca& Pca::fit_stream(const RowPasses& passes, const Communicator& comm) {
   check_linear_params();
   if (params_.kernelized)
     throw UsageError("kernel PCA needs all the rows in memory (its n x n kernel matrix); a streamed fit is linear only");
@@ -250,6 +250,7 @@ Pca& Pca::fit_stream(const RowChunks& next, const Communicator& comm) {
   try {
     arma::mat X, unused;
     bool first = true;
+    const RowChunks next = passes();
     while (next(X, unused)) {
       check_fit_input(X, 1);
       if (first) {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "mlt/core/row_passes.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
@@ -73,10 +74,12 @@ class Pca {
   // then its eigenvectors, as solver covariance. Equals fit(X) with solver covariance
   // up to the rounding of the scatter's summation order (pca.cpp). Linear PCA with
   // solver auto or covariance only (UsageError for kernel PCA and solver svd).
-  // Under several ranks (comm, core/distributed.hpp) each rank's `next` reads its own
+  // Under several ranks (comm, core/distributed.hpp) each rank's pass reads its own
   // rows, the scatters are merged in rank order (merge_ranks), and every rank
   // solves the same merged problem: one p x p scatter, p means and a count sent per rank.
-  Pca& fit_stream(const RowChunks& next, const Communicator& comm = single_process());
+  // One pass (kStreamsOnce: standard input can feed it).
+  Pca& fit_stream(const RowPasses& passes, const Communicator& comm = single_process());
+  static constexpr bool kStreamsOnce = true;
   // X: m x p -> scores m x k. Kernel PCA: the projections of the points' centred
   // images in feature space on the kept components, computed over blocks of rows (the
   // m x n cross-kernel is never held whole).

@@ -155,7 +155,7 @@ Solution solve_gram_eigen(const arma::mat& G, const arma::mat& R, double lambda,
 
 }  // namespace
 
-Ridge& Ridge::fit_stream(const RowChunks& next, const Communicator& comm) {
+Ridge& Ridge::fit_stream(const RowPasses& passes, const Communicator& comm) {
   if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");
   if (params_.solver == RidgeSolver::dual || params_.solver == RidgeSolver::svd)
     throw UsageError("solver " + std::string(name_of(params_.solver)) +
@@ -170,6 +170,7 @@ Ridge& Ridge::fit_stream(const RowChunks& next, const Communicator& comm) {
     arma::mat X, Y;
     std::size_t p = 0;
     bool first = true;
+    const RowChunks next = passes();
     while (next(X, Y)) {
       check_fit_input(X, 1);
       check_same_rows(X, Y.n_rows, "target values");

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "mlt/core/row_passes.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
@@ -56,10 +57,12 @@ class Ridge {
   // with the primal solver, up to the rounding of the scatter's summation order (see
   // ridge.cpp). solver auto and primal only (dual and svd need the rows: UsageError);
   // an ill-conditioned system falls back to the eigendecomposition of X̄ᵀX̄ + λI.
-  // Under several ranks (comm, core/distributed.hpp) each rank's `next` reads its own
+  // Under several ranks (comm, core/distributed.hpp) each rank's pass reads its own
   // rows, the scatters of [X Y] are merged in rank order (merge_ranks), and every rank
   // solves the same merged system.
-  Ridge& fit_stream(const RowChunks& next, const Communicator& comm = single_process());
+  // One pass (kStreamsOnce: standard input can feed it).
+  Ridge& fit_stream(const RowPasses& passes, const Communicator& comm = single_process());
+  static constexpr bool kStreamsOnce = true;
   // X: m x p -> predictions m x t.
   arma::mat predict(const arma::mat& X) const;
   // Coefficient of determination R² (averaged over targets), higher is better.

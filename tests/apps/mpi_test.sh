@@ -6,8 +6,9 @@
 # update as a stream's chunks, so only the order of the sums changes); -np 1 is the
 # single-process run itself, byte for byte; only rank 0 speaks and writes; a bad cell
 # in the last third of a file under -np 3 stops every rank with its file:line:column
-# and status 65, no model written; commands not yet distributed, and standard input,
-# are refused (status 2).
+# and status 65, no model written; shards (--shards) read alone and per rank give the
+# same model; cv over ranks reports what one process reports, byte for byte; commands
+# not yet distributed, and standard input, are refused (status 2).
 source "$(dirname "$0")/lib.sh" "$@"
 
 if ! command -v mpirun >/dev/null; then
@@ -99,11 +100,74 @@ check "a header only under -np 3: status 65 (exit $rc)" test "$rc" -eq 65
 check "a header only under -np 3: the reader's message ($err)" \
   test "$(count "empty.csv: no data rows \(only a header\)" "$err")" -eq 1
 
+# Shards (--shards): diabetes cut into three files, each with the header. Alone they
+# stream in order; under 2 and 3 ranks each rank reads its own run of them: the
+# in-memory model to the summation-order tolerance (same_ridge). A shard with other
+# columns stops the fit with both names (65); a pattern matching nothing is a usage
+# error (2), as is an empty list.
+{
+  head -1 "$DATA/diabetes.csv" >shard-1.csv
+  cp shard-1.csv shard-2.csv
+  cp shard-1.csv shard-3.csv
+  tail -n +2 "$DATA/diabetes.csv" | sed -n '1,150p' >>shard-1.csv
+  tail -n +2 "$DATA/diabetes.csv" | sed -n '151,300p' >>shard-2.csv
+  tail -n +2 "$DATA/diabetes.csv" | sed -n '301,$p' >>shard-3.csv
+}
+expect_status 0 "ridge --shards alone" "$MLT" ridge fit --shards 'shard-*.csv' -o sh1.ridge
+check "ridge --shards alone = in memory" same_ridge sh1.ridge mem.ridge
+printf 'shard-1.csv\nshard-2.csv\nshard-3.csv\n' >shards.list
+for np in 2 3; do
+  run mpi $np "$MLT" --timings ridge fit --shards 'shard-*.csv' -o sh$np.ridge
+  check "ridge --shards -np $np: ran (exit $rc; $err)" test "$rc" -eq 0
+  check "ridge --shards -np $np: 442 rows on $np ranks" \
+    test "$(count "streamed 442 rows in [0-9]+ chunks on $np ranks" "$err")" -eq 1
+  check "ridge --shards -np $np = in memory" same_ridge sh$np.ridge mem.ridge
+  expect_status 0 "ridge --shards @list -np $np" mpi $np "$MLT" ridge fit --shards @shards.list -o shl$np.ridge
+  check "ridge --shards @list -np $np = in memory" same_ridge shl$np.ridge mem.ridge
+done
+check "the model records the pattern as its source" grep -q '"data_file":"shard-\*.csv"' sh2.ridge
+printf 'a,b,c\n1,2,3\n' >odd-2.csv
+cp shard-1.csv odd-1.csv
+run mpi 2 "$MLT" ridge fit --shards 'odd-*.csv' -o odd.ridge
+check "a shard with other columns: status 65 (exit $rc)" test "$rc" -eq 65
+check "a shard with other columns: names it and the first ($err)" \
+  test "$(count "^mlt ridge fit: error: odd-2.csv: columns a, b differ from odd-1.csv's" "$err")" -eq 1
+check "a shard with other columns: no model" test ! -e odd.ridge
+run "$MLT" ridge fit --shards 'none-*.csv' -o none.ridge
+check "a pattern matching nothing: status 2 (exit $rc; $err)" test "$rc" -eq 2
+check "a pattern matching nothing: says so" test "$(count "no file matches \"none-\*.csv\"" "$err")" -eq 1
+
+# cv over ranks: every rank reads the file and runs its contiguous run of the (fold,
+# grid point) tasks; the scores are gathered, so the report is the single-process one
+# byte for byte (a task's scores are the same bits on whichever rank computes them).
+# The fast paths (ridge's λ path, logreg's warm starts) and the plain scorer alike.
+cv_same() {
+  local name=$1
+  shift
+  run "$MLT" "$@"
+  local want=$out
+  check "$name alone: ran (exit $rc; $err)" test "$rc" -eq 0
+  for np in 2 3; do
+    run mpi $np "$MLT" "$@"
+    check "$name -np $np: ran (exit $rc; $err)" test "$rc" -eq 0
+    check "$name -np $np: the single-process report, byte for byte" test "$out" = "$want"
+  done
+}
+cv_same "ridge cv" ridge cv "$DATA/diabetes.csv" --lambda 0.01,0.1,1,10 --folds 5 --json
+cv_same "ridge cv, no fast path" ridge cv "$DATA/diabetes.csv" --lambda 0.1,1 --solver dual --folds 4
+cv_same "logreg cv" logreg cv "$DATA/iris.csv" --lambda 0.01,0.1,1 --folds 3 --json
+cv_same "kmeans cv" kmeans cv "$DATA/iris.csv" --ignore species -k 2:4 --folds 3 --seed 7
+run mpi 3 "$MLT" ridge cv late.csv --lambda 1,2 --folds 3
+check "cv with a bad cell under -np 3: status 65, said once (exit $rc; $err)" \
+  test "$rc" -eq 65 -a "$(count "late.csv:1003:2: " "$err")" -eq 1
+run mpi 2 "$MLT" ridge cv - --lambda 1 <"$DATA/diabetes.csv"
+check "cv from standard input under -np 2: refused (exit $rc; $err)" test "$rc" -eq 2
+
 # What is not distributed yet is refused, not run once per rank; so is standard input.
 run mpi 2 "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 -o x.km
 check "kmeans fit -np 2: status 2 (exit $rc)" test "$rc" -eq 2
 check "kmeans fit -np 2: says what is distributed, once ($err)" \
-  test "$(count "^mlt kmeans fit: error: under MPI \(2 ranks\) only pca fit and ridge fit run distributed" "$err")" -eq 1
+  test "$(count "^mlt kmeans fit: error: under MPI \(2 ranks\) only cv \(.*kmeans.*\), fit \(pca, ridge\) run distributed" "$err")" -eq 1
 check "kmeans fit -np 2: nothing written" test ! -e x.km
 run mpi 2 "$MLT" ridge predict mem.ridge "$DATA/diabetes.csv" -o x.pred
 check "ridge predict -np 2: refused (exit $rc)" test "$rc" -eq 2 -a ! -e x.pred

@@ -16,6 +16,7 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/pca.hpp"
 #include "mlt/ridge.hpp"
+#include "ranks_in_threads.hpp"
 #include "test_util.hpp"
 
 using namespace mlt;
@@ -27,16 +28,18 @@ using mlt::test::vector_of;
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-// Rows of X (and Y) handed out `rows` at a time, the last chunk shorter.
-RowChunks chunks_of(const arma::mat& X, const arma::mat& Y, arma::uword rows) {
-  auto at = std::make_shared<arma::uword>(0);
-  return [&X, &Y, rows, at](arma::mat& Xc, arma::mat& Yc) {
-    if (*at >= X.n_rows) return false;
-    const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
-    Xc = X.rows(*at, last);
-    Yc = Y.is_empty() ? arma::mat(Xc.n_rows, 0) : arma::mat(Y.rows(*at, last));
-    *at = last + 1;
-    return true;
+// Passes over the rows of X (and Y), handed out `rows` at a time, the last chunk shorter.
+RowPasses chunks_of(const arma::mat& X, const arma::mat& Y, arma::uword rows) {
+  return [&X, &Y, rows]() -> RowChunks {
+    auto at = std::make_shared<arma::uword>(0);
+    return [&X, &Y, rows, at](arma::mat& Xc, arma::mat& Yc) {
+      if (*at >= X.n_rows) return false;
+      const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
+      Xc = X.rows(*at, last);
+      Yc = Y.is_empty() ? arma::mat(Xc.n_rows, 0) : arma::mat(Y.rows(*at, last));
+      *at = last + 1;
+      return true;
+    };
   };
 }
 
@@ -144,6 +147,31 @@ TEST_CASE("ridge streamed equals scikit-learn's Ridge on diabetes (1e-8 relative
       CHECK(std::abs(r.intercept()[0] - m.intercept()[0]) <= bound * std::abs(m.intercept()[0]) + bound * arma::abs(m.coef()).max() * arma::abs(X).max());
     }
   }
+}
+
+TEST_CASE("Ridge::fit_stream over 3 ranks: each rank's rows, merged in rank order; the in-memory model to 4 n ε κ") {
+  // Ranks as threads (ranks_in_threads.hpp): rank r holds rows [r n/3, (r+1) n/3). The
+  // merged scatter is the same 442 products summed in another order: the bound of the
+  // single-process stream above holds, and every rank ends with the same bits.
+  const arma::mat& d = diabetes();
+  const arma::mat X = d.cols(0, 9), y = d.col(10);
+  RidgeParams p;
+  p.lambda = 0.1;
+  Ridge memory(p);
+  memory.fit(X, y);
+  std::vector<arma::vec> coefs(3);
+  test::run_ranks(3, [&](const Communicator& comm) {
+    const arma::uword n = X.n_rows, r = static_cast<arma::uword>(comm.rank());
+    const arma::uword begin = r * n / 3, end = (r + 1) * n / 3;
+    const arma::mat Xr = X.rows(begin, end - 1), yr = y.rows(begin, end - 1);
+    Ridge part(p);
+    part.fit_stream(chunks_of(Xr, yr, 25), comm);
+    coefs[r] = part.coef().col(0);
+  });
+  const double bound = 4 * 442 * kEps * memory.condition();
+  CHECK(rel(coefs[0], memory.coef()) <= bound);
+  CHECK(arma::all(coefs[1] == coefs[0]));
+  CHECK(arma::all(coefs[2] == coefs[0]));
 }
 
 TEST_CASE("ridge streamed: no intercept and several targets equal scikit-learn") {

@@ -161,4 +161,32 @@ std::vector<double> doubles_of(const std::string& bytes) {
   return values;
 }
 
+void allreduce_sum(const Communicator& comm, std::vector<double>& values) {
+  if (comm.size() == 1) return;
+  const std::vector<std::string> all = comm.allgather(to_bytes(values));
+  std::vector<double> sum = doubles_of(all[0]);
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    const std::vector<double> theirs = doubles_of(all[r]);
+    if (theirs.size() != sum.size())
+      throw Error("internal: allreduce_sum of " + std::to_string(theirs.size()) + " values against " +
+                      std::to_string(sum.size()),
+                  kExitSoftware);
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += theirs[i];
+  }
+  values = std::move(sum);
+}
+
+RankOffset exclusive_prefix_sum(const Communicator& comm, std::uint64_t local) {
+  RankOffset at;
+  const std::vector<std::string> all =
+      comm.allgather(std::string(reinterpret_cast<const char*>(&local), sizeof local));
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    std::uint64_t theirs;
+    std::memcpy(&theirs, all[r].data(), sizeof theirs);
+    if (static_cast<int>(r) < comm.rank()) at.before += theirs;
+    at.total += theirs;
+  }
+  return at;
+}
+
 }  // namespace mlt

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <vector>
@@ -58,6 +59,18 @@ void agree(const Communicator& comm, std::exception_ptr failure);
 // representation on every rank: MPI's homogeneous case).
 std::string to_bytes(const std::vector<double>& values);
 std::vector<double> doubles_of(const std::string& bytes);
+
+// `values` summed over the ranks, on every rank: every rank brings the same count, and
+// the sum is taken in rank order (((v₀ + v₁) + v₂) + …), so it is the same bits on
+// every rank and for every run of N ranks (an MPI_Allreduce may sum in any order).
+// Cost: the ranks' values gathered on every rank, N·len doubles each.
+void allreduce_sum(const Communicator& comm, std::vector<double>& values);
+// The sum over the ranks of `local` before this one (rank 0: 0), and the total: a
+// rank's first global row index is the exclusive prefix sum of the ranks' counts.
+struct RankOffset {
+  std::uint64_t before = 0, total = 0;
+};
+RankOffset exclusive_prefix_sum(const Communicator& comm, std::uint64_t local);
 
 // The process's world: MPI's when start_world started it, else single_process().
 const Communicator& world();

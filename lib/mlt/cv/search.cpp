@@ -69,26 +69,54 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const Names& metr
   // Split-major task order: the first tasks cover every point of the first split, so
   // a failure tied to the data (a fold too small) shows up at once.
   const std::size_t n_tasks = groups.size() * n_splits;
-  run_tasks(
-      n_tasks, options.jobs,
-      [&](std::size_t t) {
-        const Split split = folds.split(t / groups.size());
-        const std::vector<std::size_t>& points = groups[t % groups.size()];
-        const std::vector<double> s = score(split, points);
-        if (s.size() != points.size() * n_metrics)
-          throw Error("internal: scorer returned the wrong number of scores", kExitSoftware);
-        for (std::size_t m = 0; m < n_metrics; ++m)
-          for (std::size_t j = 0; j < points.size(); ++j) {
-            const double v = s[m * points.size() + j];
-            if (!std::isfinite(v)) {
-              std::string where = "fold " + folds.fold_name(split.fold);
-              if (folds.n_repeats() > 1) where += " of repeat " + std::to_string(split.repeat + 1);
-              throw DataError(metrics[m] + " is not finite at " + grid.describe(points[j]) + ", " + where);
+  const Communicator& comm = options.ranks ? *options.ranks : single_process();
+  const std::size_t rank = static_cast<std::size_t>(comm.rank()), size = static_cast<std::size_t>(comm.size());
+  const std::size_t first = rank * n_tasks / size, last = (rank + 1) * n_tasks / size;
+  const auto task_split = [&](std::size_t t) { return t / groups.size(); };
+  const auto task_points = [&](std::size_t t) -> const std::vector<std::size_t>& { return groups[t % groups.size()]; };
+  std::exception_ptr failure;
+  try {
+    run_tasks(
+        last - first, options.jobs,
+        [&](std::size_t i) {
+          const std::size_t t = first + i;
+          const Split split = folds.split(task_split(t));
+          const std::vector<std::size_t>& points = task_points(t);
+          const std::vector<double> s = score(split, points);
+          if (s.size() != points.size() * n_metrics)
+            throw Error("internal: scorer returned the wrong number of scores", kExitSoftware);
+          for (std::size_t m = 0; m < n_metrics; ++m)
+            for (std::size_t j = 0; j < points.size(); ++j) {
+              const double v = s[m * points.size() + j];
+              if (!std::isfinite(v)) {
+                std::string where = "fold " + folds.fold_name(split.fold);
+                if (folds.n_repeats() > 1) where += " of repeat " + std::to_string(split.repeat + 1);
+                throw DataError(metrics[m] + " is not finite at " + grid.describe(points[j]) + ", " + where);
+              }
+              scores(points[j], task_split(t), m) = v;
             }
-            scores(points[j], t / groups.size(), m) = v;
-          }
-      },
-      options.progress);
+        },
+        options.progress);
+  } catch (...) {
+    if (size == 1) throw;
+    failure = std::current_exception();
+  }
+  if (size > 1) {
+    agree(comm, failure);
+    // Each rank's tasks' scores, in task order, to every rank.
+    std::vector<double> mine;
+    for (std::size_t t = first; t < last; ++t)
+      for (std::size_t m = 0; m < n_metrics; ++m)
+        for (std::size_t p : task_points(t)) mine.push_back(scores(p, task_split(t), m));
+    const std::vector<std::string> all = comm.allgather(to_bytes(mine));
+    for (std::size_t r = 0; r < size; ++r) {
+      const std::vector<double> theirs = doubles_of(all[r]);
+      std::size_t at = 0;
+      for (std::size_t t = r * n_tasks / size; t < (r + 1) * n_tasks / size; ++t)
+        for (std::size_t m = 0; m < n_metrics; ++m)
+          for (std::size_t p : task_points(t)) scores(p, task_split(t), m) = theirs.at(at++);
+    }
+  }
 
   const auto summary = [&](std::size_t p, std::size_t m) {
     MetricScores r;

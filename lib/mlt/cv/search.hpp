@@ -3,6 +3,15 @@
 // about estimators: a SplitScorer (see cross_validate.hpp, make_split_scorer) fits
 // and scores; the driver schedules, checks and aggregates.
 //
+// Over MPI ranks (SearchOptions::ranks, `mpirun -np N mlt <algo> cv`), every rank
+// holds the data and runs its own contiguous run of the tasks, r T/N to (r+1) T/N − 1
+// in task order; their scores go to every rank (T·points·metrics doubles in all, once),
+// so every rank returns the same result, bit for bit the single-process one: a task's
+// scores are computed by the same code on the same rows whichever rank runs it (see
+// below: no BLAS threading in a task). A failing task stops every rank with the error
+// of the lowest failing task, as one process reports it: runs are contiguous, so the
+// lowest failing rank holds it (agree, core/distributed.hpp).
+//
 // Parallelism (--jobs): the work is a list of tasks (one split x one group of grid
 // points), run on up to `jobs` threads (0: one per thread; never more than
 // thread_count()); each task writes only its own result slots. While the jobs run,
@@ -17,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/cv/folds.hpp"
 #include "mlt/cv/grid.hpp"
@@ -38,7 +48,8 @@ struct SearchOptions {
   // decomposition). Points with the same key form one task per split; empty: each
   // point is its own task.
   std::function<std::size_t(std::size_t point)> group;
-  Progress progress;
+  Progress progress;  // this rank's tasks
+  const Communicator* ranks = nullptr;  // null: one process
 };
 
 // One metric's scores of one grid point.

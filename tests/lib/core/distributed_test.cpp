@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../ranks_in_threads.hpp"
 #include "../test_util.hpp"
 #include "mlt/core/distributed.hpp"
 #include "mlt/core/error.hpp"
@@ -75,4 +76,34 @@ TEST_CASE("ScatterAccumulator: the state travels exactly, and merges in rank ord
   CHECK(merged.n() == 40);
   CHECK(merge_ranks(a, single_process()).to_doubles() == a.to_doubles());
   CHECK_THROWS_AS(ScatterAccumulator::from_doubles({1, 2, 3}), Error);
+}
+
+TEST_CASE("allreduce_sum: the rank-order sum on every rank; exclusive_prefix_sum: the rows before each rank") {
+  // Values whose sum depends on the order (1e16 + 1 + 1 - 1e16: 0 left to right, 2
+  // exactly): every rank gets the left-to-right rank-order sum, the same bits.
+  const std::vector<double> brought{1e16, 1.0, 1.0, -1e16};
+  std::vector<std::vector<double>> got(4);
+  std::vector<RankOffset> offsets(4);
+  test::run_ranks(4, [&](const Communicator& comm) {
+    const std::size_t r = static_cast<std::size_t>(comm.rank());
+    std::vector<double> v{brought[r], static_cast<double>(r)};
+    allreduce_sum(comm, v);
+    got[r] = v;
+    offsets[r] = exclusive_prefix_sum(comm, 10 * r + 1);  // counts 1, 11, 21, 31
+  });
+  const double rank_order = ((1e16 + 1.0) + 1.0) + -1e16;
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(got[r] == std::vector<double>{rank_order, 6.0});
+    CHECK(offsets[r].total == 64);
+  }
+  CHECK(offsets[0].before == 0);
+  CHECK(offsets[1].before == 1);
+  CHECK(offsets[2].before == 12);
+  CHECK(offsets[3].before == 33);
+
+  std::vector<double> alone{2.5};
+  allreduce_sum(single_process(), alone);
+  CHECK(alone == std::vector<double>{2.5});
+  CHECK(exclusive_prefix_sum(single_process(), 7).before == 0);
+  CHECK(exclusive_prefix_sum(single_process(), 7).total == 7);
 }
