@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "apply_verb.hpp"
 #include "data_options.hpp"
 #include "model_io.hpp"
 #include "output.hpp"
@@ -68,8 +69,7 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
     refuse_overwrite(opt.output, {opt.data.path, opt.model});
     const auto [loaded, model] = load(opt.model);
     const DataSchema& schema = loaded.schema;
-    CsvStream out(opt.output);
-    read_chunks_for(schema, opt.data, [&](const io::Table& data) {
+    predict_chunks(schema, opt.data, opt.output, [&](const io::Table& data, CsvStream& out) {
       const std::vector<std::string> labels = LabelEncoder(schema.classes).decode(model.predict(data.X));
       arma::mat P;
       Names columns;
@@ -95,8 +95,8 @@ void add_classifier_verbs(CLI::App* command, ClassifierVerbs verbs = {}) {
       const KeptColumns kept = kept_columns(data, opt.data);
       out.write(kept.before({{schema.target}, {&labels}, columns, columns.empty() ? nullptr : &P}));
     });
-    out.commit();
   });
+  distribute(pr);
 
   auto sc_opt = std::make_shared<Options>();
   auto* sc = command->add_subcommand(

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <fstream>
 
 #include "cli_support.hpp"
@@ -372,20 +374,77 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt, const 
   return t;
 }
 
+struct ChunksFor::Impl {
+  const DataSchema& schema;
+  ReadFor r;
+  std::optional<io::Table> whole;  // --na drop: the input read at once
+  std::unique_ptr<io::CsvChunks> chunks;
+  std::unique_ptr<io::CsvRangeChunks> part;
+};
+
+ChunksFor::ChunksFor(const DataSchema& schema, const DataOptions& opt, const io::FileSplit* split,
+                     const io::ByteRange* part)
+    : impl_(new Impl{schema, plan_read_for(schema, opt, {}), std::nullopt, nullptr, nullptr}) {
+  const ReadFor& r = impl_->r;
+  if (part) {
+    if (opt.na == "drop")
+      throw UsageError("--na drop under several ranks: whether predict writes a line column depends on every rank's "
+                       "rows; run it as one process, or fill missing cells at fit (--na mean ...)");
+    impl_->part = reading_for(
+        r, opt, [&] { return std::make_unique<io::CsvRangeChunks>(opt.path, *split, *part, r.csv, r.sel); });
+    refuse_extra_kernel_columns(impl_->part->summary(), schema, opt, {});
+  } else if (opt.na == "drop") {
+    impl_->whole = read_data_for(schema, opt);
+  } else {
+    impl_->chunks = reading_for(r, opt, [&] { return std::make_unique<io::CsvChunks>(opt.path, r.csv, r.sel); });
+    refuse_extra_kernel_columns(impl_->chunks->summary(), schema, opt, {});
+  }
+}
+
+ChunksFor::~ChunksFor() = default;
+
+bool ChunksFor::next(io::Table& chunk) {
+  if (impl_->whole) {
+    chunk = std::move(*impl_->whole);
+    impl_->whole.reset();
+    return true;
+  }
+  if (!impl_->chunks && !impl_->part) return false;
+  if (!(impl_->chunks ? impl_->chunks->next(chunk) : impl_->part->next(chunk))) return false;
+  finish_read_for(chunk, impl_->schema, impl_->r);
+  return true;
+}
+
 void read_chunks_for(const DataSchema& schema, const DataOptions& opt,
                      const std::function<void(const io::Table&)>& each) {
-  const ReadFor r = plan_read_for(schema, opt, {});
-  if (opt.na == "drop") {
-    each(read_data_for(schema, opt));
-    return;
-  }
-  io::CsvChunks chunks = reading_for(r, opt, [&] { return io::CsvChunks(opt.path, r.csv, r.sel); });
-  refuse_extra_kernel_columns(chunks.summary(), schema, opt, {});
+  ChunksFor chunks(schema, opt);
   io::Table chunk;
-  while (chunks.next(chunk)) {
-    finish_read_for(chunk, schema, r);
-    each(chunk);
+  while (chunks.next(chunk)) each(chunk);
+}
+
+RankPart rank_part(const DataOptions& opt, const Communicator& comm) {
+  const std::size_t rank = static_cast<std::size_t>(comm.rank()), size = static_cast<std::size_t>(comm.size());
+  if (opt.path == "-")
+    throw UsageError("standard input cannot be split between " + std::to_string(size) +
+                     " ranks: give DATA as a file every rank can read");
+  RankPart part;
+  io::PartScan scan;
+  std::exception_ptr failure;
+  try {
+    part.split = std::make_unique<io::FileSplit>(opt.path, !opt.no_header, size);
+    scan = part.split->scan(rank);
+  } catch (...) {
+    failure = std::current_exception();
   }
+  agree(comm, failure);
+  std::vector<io::PartScan> scans;
+  for (const std::string& s : comm.allgather(std::string(reinterpret_cast<const char*>(&scan), sizeof scan))) {
+    io::PartScan theirs;
+    std::memcpy(&theirs, s.data(), sizeof theirs);
+    scans.push_back(theirs);
+  }
+  part.range = part.split->range(rank, scans);
+  return part;
 }
 
 void add_target_option(CLI::App* cmd, Names& target, bool multiple) {

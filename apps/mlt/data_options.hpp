@@ -6,13 +6,16 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model_io.hpp"
 #include "output.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/csv.hpp"
+#include "mlt/io/csv_chunks.hpp"
 #include "mlt/labels.hpp"
 
 namespace mlt::app {
@@ -98,6 +101,36 @@ io::Table read_data_for(const DataSchema& schema, const DataOptions& opt,
 // column depends on every row).
 void read_chunks_for(const DataSchema& schema, const DataOptions& opt,
                      const std::function<void(const io::Table&)>& each);
+
+// The same reader pulled a chunk at a time (`next`), for a loop whose MPI ranks agree
+// between chunks. With `part`, only that byte range of DATA (a regular file) is read
+// (io::CsvRangeChunks: the file's header, lines and messages of the whole file), and
+// a part may hold no rows: next() is then false at once, without "no data rows",
+// which only the sum over the parts can say; --na drop is refused there (the `line`
+// column depends on every part).
+class ChunksFor {
+ public:
+  ChunksFor(const DataSchema& schema, const DataOptions& opt, const io::FileSplit* split = nullptr,
+            const io::ByteRange* part = nullptr);
+  ~ChunksFor();
+  ChunksFor(const ChunksFor&) = delete;
+  ChunksFor& operator=(const ChunksFor&) = delete;
+  bool next(io::Table& chunk);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// DATA split between the ranks of `comm` (collective: each rank scans its nominal
+// part, the scans go to every rank): the split and this rank's range. A file that
+// cannot be split (standard input: UsageError) or opened fails every rank together
+// (agree), with the first failing rank's error.
+struct RankPart {
+  std::unique_ptr<io::FileSplit> split;
+  io::ByteRange range;
+};
+RankPart rank_part(const DataOptions& opt, const Communicator& comm);
 
 // What predict and transform write in front of their own columns so that the output
 // can be joined to its input: the --keep columns, verbatim; or, when nothing is kept

@@ -106,27 +106,9 @@ FitParts::FitParts(const DataOptions& data, std::size_t chunk_bytes, Names targe
                        " can be read only once: give a file, or leave out --stream and --memory");
     return;
   }
-  if (path_ == "-")
-    throw UsageError("standard input cannot be split between " + std::to_string(size) +
-                     " ranks: give DATA as a file every rank can read");
-  // The split: each rank counts its nominal part (quotes, line ends); the counts go to
-  // every rank, from which each finds its range (io::FileSplit).
-  io::PartScan scan;
-  std::exception_ptr failure;
-  try {
-    split_ = std::make_unique<io::FileSplit>(path_, csv_.header, size);
-    scan = split_->scan(rank);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  agree(comm, failure);
-  std::vector<io::PartScan> scans;
-  for (const std::string& s : comm.allgather(std::string(reinterpret_cast<const char*>(&scan), sizeof scan))) {
-    io::PartScan part;
-    std::memcpy(&part, s.data(), sizeof part);
-    scans.push_back(part);
-  }
-  range_ = split_->range(rank, scans);
+  RankPart part = rank_part(data, comm);
+  split_ = std::move(part.split);
+  range_ = part.range;
 }
 
 FitParts::~FitParts() = default;

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "cli_support.hpp"
 #include "mlt/core/error.hpp"
@@ -11,6 +16,46 @@
 #include "mlt/metrics.hpp"
 
 namespace mlt::app {
+
+void Spool::open() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/mlt-part-XXXXXX";
+  fd_ = ::mkostemp(path.data(), O_CLOEXEC);
+  if (fd_ < 0) throw OutputError("cannot create a temporary file in " + path.substr(0, path.rfind('/')) + ": " +
+                                 std::strerror(errno));
+  ::unlink(path.c_str());  // nameless from now on: nothing left behind, whatever ends the process
+}
+
+Spool::~Spool() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Spool::write(std::string_view data) {
+  if (fd_ < 0) open();
+  for (std::size_t off = 0; off < data.size();) {
+    const ssize_t w = ::write(fd_, data.data() + off, data.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw IoError(std::string("a temporary file of this rank's output: write failed: ") + std::strerror(errno));
+    off += static_cast<std::size_t>(w);
+  }
+  size_ += data.size();
+}
+
+std::string Spool::read(std::size_t max, std::uint64_t skip) {
+  if (!reading_) read_at_ = skip, reading_ = true;
+  if (fd_ < 0) return {};  // nothing was written
+  std::string out(static_cast<std::size_t>(std::min<std::uint64_t>(max, size_ - std::min(size_, read_at_))), '\0');
+  for (std::size_t off = 0; off < out.size();) {
+    const ssize_t r = ::pread(fd_, out.data() + off, out.size() - off, static_cast<off_t>(read_at_ + off));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      throw IoError(std::string("a temporary file of this rank's output: read failed: ") +
+                    (r < 0 ? std::strerror(errno) : "shorter than written"));
+    off += static_cast<std::size_t>(r);
+  }
+  read_at_ += out.size();
+  return out;
+}
 
 void CsvWriter::separate() {
   if (!first_) buf_ += delimiter_;
@@ -26,26 +71,29 @@ void CsvWriter::number(double value) {
   // The last line of defence of "no NaN output ever": a non-finite result that the
   // estimator did not refuse stops the write, and nothing appears at the target.
   if (!std::isfinite(value))
-    throw DataError(out_.path() + ": line " + std::to_string(rows_ + 1) +
+    throw DataError(name_ + ": line " + std::to_string(rows_ + 1) +
                     ": a result is not finite (inf or NaN): the input or the model is out of range");
   separate();
   io::append_number(buf_, value);
+}
+
+void CsvWriter::hand_on() {
+  if (file_) file_->write(buf_);
+  else spool_->write(buf_);
+  bytes_ += buf_.size();
+  buf_.clear();
 }
 
 void CsvWriter::end_row() {
   buf_ += '\n';
   first_ = true;
   ++rows_;
-  if (buf_.size() > (1 << 16)) {
-    out_.write(buf_);
-    buf_.clear();
-  }
+  if (buf_.size() > (1 << 16)) hand_on();
 }
 
 void CsvWriter::commit() {
-  out_.write(buf_);
-  buf_.clear();
-  out_.commit();
+  hand_on();
+  if (file_) file_->commit();
 }
 
 void CsvStream::write(const CsvColumns& c) {
@@ -53,6 +101,7 @@ void CsvStream::write(const CsvColumns& c) {
     for (const auto& n : c.text_names) csv_.text(n);
     for (const auto& n : c.names) csv_.text(n);
     csv_.end_row();
+    header_bytes_ = csv_.bytes();
     header_written_ = true;
   }
   const arma::uword n_rows = c.values ? c.values->n_rows : (c.text.empty() ? 0 : c.text[0]->size());
@@ -62,6 +111,79 @@ void CsvStream::write(const CsvColumns& c) {
       for (arma::uword j = 0; j < c.values->n_cols; ++j) csv_.number((*c.values)(i, j));
     csv_.end_row();
   }
+}
+
+RankOrderedCsv::RankOrderedCsv(const std::string& path, const Communicator& comm)
+    : comm_(comm), part_(spool_, (path == "-" ? std::string("standard output") : path) + " (rank " +
+                                     std::to_string(comm.rank()) + "'s part)") {
+  std::exception_ptr failure;
+  try {
+    if (comm.rank() == 0) out_ = std::make_unique<io::OutputFile>(path);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+}
+
+void RankOrderedCsv::commit(std::exception_ptr failure, std::uint64_t rows, const std::string& no_rows) {
+  if (!failure) try {
+      part_.commit();  // into the spool
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  agree(comm_, failure);
+
+  // Every part's rows, bytes and header bytes, on every rank.
+  struct Part {
+    std::uint64_t rows, bytes, header;
+  };
+  const Part mine{rows, spool_.size(), part_.header_bytes()};
+  std::vector<Part> parts;
+  for (const std::string& s : comm_.allgather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine))) {
+    Part theirs;
+    std::memcpy(&theirs, s.data(), sizeof theirs);
+    parts.push_back(theirs);
+  }
+  std::size_t first = parts.size();  // the first part with rows: its header is the output's
+  for (std::size_t r = parts.size(); r-- > 0;)
+    if (parts[r].rows > 0) first = r;
+  if (first == parts.size()) throw DataError(no_rows);
+
+  // Rank 0 writes; a failure on the way (a full disk, a failed read of a spool) is
+  // kept while every rank goes on with the same gathers, and agreed on at the end.
+  const int rank = comm_.rank();
+  failure = nullptr;
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    if (parts[r].rows == 0) continue;
+    const std::uint64_t skip = r == first ? 0 : parts[r].header;
+    const std::uint64_t blocks = (parts[r].bytes - skip + kBlock - 1) / kBlock;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      std::string block;
+      if (static_cast<std::size_t>(rank) == r && !failure) try {
+          block = spool_.read(kBlock, skip);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      if (r != 0) {
+        std::vector<std::string> gathered = comm_.gather(block, 0);
+        if (rank == 0) block = std::move(gathered[r]);
+      }
+      if (rank == 0 && !failure) try {
+          out_->write(block);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+    }
+  }
+  agree(comm_, failure);
+  // Only now, every part written whole: the rename (or the last flush of standard
+  // output).
+  if (rank == 0) try {
+      out_->commit();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  agree(comm_, failure);
 }
 
 void write_csv(const std::string& path, const CsvColumns& c) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "apply_verb.hpp"
 #include "data_options.hpp"
 #include "model_io.hpp"
 #include "output.hpp"
@@ -35,14 +36,13 @@ void add_regression_verbs(CLI::App* command) {
     refuse_overwrite(opt.output, {opt.data.path, opt.model});
     const LoadedModel model = read_model(opt.model, E::kind);
     const E estimator = E::load(model.reader);
-    CsvStream out(opt.output);
-    read_chunks_for(model.schema, opt.data, [&](const io::Table& data) {
+    predict_chunks(model.schema, opt.data, opt.output, [&](const io::Table& data, CsvStream& out) {
       const arma::mat P = estimator.predict(data.X);
       const KeptColumns kept = kept_columns(data, opt.data);
       out.write(kept.before({{}, {}, model.schema.targets, &P}));
     });
-    out.commit();
   });
+  distribute(pr);
 
   auto sc_opt = std::make_shared<Options>();
   const Names metric_names = metrics::names(metrics::Task::regression);

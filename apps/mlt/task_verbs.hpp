@@ -7,12 +7,14 @@
 // regression metrics. Both from one prediction pass (E::predict_task).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "apply_verb.hpp"
 #include "data_options.hpp"
 #include "model_io.hpp"
 #include "output.hpp"
@@ -40,6 +42,59 @@ struct TaskVerbs {
   std::string defaulted_key = "";
   std::function<std::string(std::size_t n_defaulted, std::size_t n_rows, bool classification)> defaulted_note = nullptr;
 };
+
+// A model predicted from a neighbour search that can run by shards of its training
+// set over MPI ranks (Knn::search_over).
+template <class E>
+concept SearchesOverRanks = requires(E& e, const Communicator& comm) { e.search_over(comm); };
+
+// Predict under several ranks for a model that searches by shards (search_over done):
+// every rank reads every row of DATA, chunk by chunk (the search needs every rank's
+// shard for every query), and gets the same merged neighbours and so the same
+// predictions; rank 0 alone writes them (`output`, temporary file then rename, or
+// standard output). The ranks agree after each chunk read, so an error on any rank
+// (a bad cell, a failed write on rank 0) stops every rank with its message; the
+// output is then not committed.
+inline void predict_by_shards(
+    const DataSchema& schema, const DataOptions& data, const std::string& output, const Communicator& comm,
+    const std::function<void(const io::Table&, const std::function<void(const CsvColumns&)>&)>& predict_chunk) {
+  if (data.path == "-")
+    throw UsageError("standard input under " + std::to_string(comm.size()) +
+                     " ranks: every rank reads DATA whole; give a file every rank can read");
+  std::unique_ptr<CsvStream> out;
+  std::unique_ptr<ChunksFor> chunks;
+  std::exception_ptr failure;
+  try {
+    if (comm.rank() == 0) out = std::make_unique<CsvStream>(output);
+    chunks = std::make_unique<ChunksFor>(schema, data);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  io::Table chunk;
+  while (true) {
+    bool more = false;
+    try {
+      if (!failure) more = chunks->next(chunk);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(comm, failure);  // the read, and the previous chunk's write
+    if (!more) break;
+    predict_chunk(chunk, [&](const CsvColumns& block) {  // the search inside is collective
+      try {
+        if (out) out->write(block);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+  }
+  try {
+    if (out) out->commit();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+}
 
 template <TaskByParameter E>
 void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
@@ -73,14 +128,14 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
   pr->callback([pr_opt, load, tell, targets_of, verbs] {
     const Options& opt = *pr_opt;
     refuse_overwrite(opt.output, {opt.data.path, opt.model});
-    const auto [loaded, model] = load(opt.model);
+    auto [loaded, model] = load(opt.model);
     const bool classification = model.is_classification();
     if (opt.proba && !classification) throw UsageError("--proba needs a classifier; this model is a regressor");
     const DataSchema& schema = loaded.schema;
-    CsvStream out(opt.output);
-    std::size_t n_rows = 0;
+    std::uint64_t n_rows = 0;
     TaskPrediction all;  // the count of defaulted rows, over the chunks
-    read_chunks_for(schema, opt.data, [&](const io::Table& data) {
+    // A chunk's output rows, handed to `write`.
+    const auto predict_chunk = [&](const io::Table& data, const std::function<void(const CsvColumns&)>& write) {
       TaskPrediction p;
       std::pair<Names, arma::mat> extra;
       if (opt.columns) extra = verbs.columns->make(model, data.X, p);
@@ -108,11 +163,32 @@ void add_task_verbs(CLI::App* command, TaskVerbs<E> verbs = {}) {
       }
       if (!block.names.empty()) block.values = &values;
       const KeptColumns kept = kept_columns(data, opt.data);
-      out.write(kept.before(block));
+      write(kept.before(block));
+    };
+    const Communicator& comm = world();
+    if constexpr (SearchesOverRanks<E>) {
+      if (comm.size() > 1) {
+        model.search_over(comm);
+        predict_by_shards(schema, opt.data, opt.output, comm, predict_chunk);
+        tell(all, n_rows, classification);  // every rank predicted every row: rank 0's counts are the totals
+        return;
+      }
+    }
+    predict_chunks(schema, opt.data, opt.output, [&](const io::Table& data, CsvStream& out) {
+      predict_chunk(data, [&out](const CsvColumns& block) { out.write(block); });
     });
-    out.commit();
+    if (comm.size() > 1) {  // each rank counted its own part
+      const std::vector<double> mine = {static_cast<double>(all.n_defaulted), static_cast<double>(n_rows)};
+      all.n_defaulted = n_rows = 0;
+      for (const std::string& s : comm.allgather(to_bytes(mine))) {
+        const std::vector<double> v = doubles_of(s);
+        all.n_defaulted += static_cast<std::size_t>(v[0]);
+        n_rows += static_cast<std::uint64_t>(v[1]);
+      }
+    }
     tell(all, n_rows, classification);
   });
+  distribute(pr);
 
   auto sc_opt = std::make_shared<Options>();
   auto* sc = command->add_subcommand(

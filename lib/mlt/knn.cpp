@@ -17,6 +17,7 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/knn/topk.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/metrics.hpp"
 
 namespace mlt {
@@ -87,6 +88,35 @@ void Knn::require_fitted() const {
 
 Knn::Neighbors Knn::kneighbors(const arma::mat& X, std::size_t k) const {
   require_fitted();
+  if (comm_) {
+    if (k == 0) k = params_.k;
+    std::exception_ptr failure;
+    std::vector<double> mine;  // m, width, then the m x width rows, distances and keys (column-major)
+    try {
+      if (shard_) {
+        const Neighbors nb = shard_->kneighbors(X, std::min(k, shard_->n_train()));
+        mine = {static_cast<double>(nb.index.n_rows), static_cast<double>(nb.index.n_cols)};
+        mine.reserve(2 + 3 * nb.index.n_elem);
+        for (arma::uword i = 0; i < nb.index.n_elem; ++i) mine.push_back(static_cast<double>(nb.index[i] + shard_begin_));
+        mine.insert(mine.end(), nb.distance.begin(), nb.distance.end());
+        mine.insert(mine.end(), nb.key.begin(), nb.key.end());
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(*comm_, failure);
+    std::vector<Neighbors> parts;
+    for (const std::string& bytes : comm_->allgather(to_bytes(mine))) {
+      const std::vector<double> v = doubles_of(bytes);
+      Neighbors& nb = parts.emplace_back();
+      if (v.empty()) continue;  // an empty shard
+      const auto m = static_cast<arma::uword>(v[0]), w = static_cast<arma::uword>(v[1]);
+      nb.index = arma::conv_to<arma::umat>::from(arma::mat(v.data() + 2, m, w));  // rows below 2^53: exact
+      nb.distance = arma::mat(v.data() + 2 + m * w, m, w);
+      nb.key = arma::mat(v.data() + 2 + 2 * m * w, m, w);
+    }
+    return knn::merge(parts, k);
+  }
   kernel_.check_input(n_features(), X);
   if (!X.is_finite()) throw DataError("non-finite value in the data");
   const arma::mat Z = params_.standardize ? scaler_.transform(X) : X;
@@ -110,7 +140,7 @@ Knn::Neighbors Knn::kernel_search(const arma::mat& Z, std::size_t k) const {
   } catch (const DataError& e) {
     throw DataError(std::string("the kernel distance d^2 = k(x,x) + k(y,y) - 2k(x,y) needs k(x, x): ") + e.what());
   }
-  constexpr arma::uword kQueries = 256, kRows = 2048;
+  constexpr arma::uword kQueries = 256, kRows = kKernelBlockRows;
   std::vector<knn::TopK> tops;
   for (arma::uword q0 = 0; q0 < m; q0 += kQueries) {
     const arma::uword q1 = std::min(m, q0 + kQueries);
@@ -125,8 +155,45 @@ Knn::Neighbors Knn::kernel_search(const arma::mat& Z, std::size_t k) const {
     }
     for (arma::uword i = 0; i < q1 - q0; ++i) tops[i].write(q0 + i, out);
   }
-  out.distance = arma::sqrt(out.distance);
+  out.key = out.distance;
+  out.distance = arma::sqrt(out.key);
   return out;
+}
+
+std::pair<std::size_t, std::size_t> Knn::shard_rows(std::size_t part, std::size_t parts) const {
+  // In units of whole Gram blocks with a kernel (see knn.hpp), of rows otherwise.
+  const std::size_t unit = params_.kernel ? kKernelBlockRows : 1;
+  const std::size_t units = (n_train() + unit - 1) / unit;
+  const auto cut = [&](std::size_t i) { return std::min(n_train(), units * i / parts * unit); };
+  return {cut(part), cut(part + 1)};
+}
+
+Knn Knn::shard(std::size_t begin, std::size_t end) const {
+  require_fitted();
+  if (!(begin < end && end <= n_train()))
+    throw Error("internal: training rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of " +
+                    std::to_string(n_train()),
+                kExitSoftware);
+  Knn part(params_);
+  part.params_.k = std::min(params_.k, end - begin);  // a shard may be smaller than k
+  part.scaler_ = scaler_;
+  part.X_ = X_.rows(begin, end - 1);
+  if (params_.regression) part.Y_ = Y_.rows(begin, end - 1);
+  else part.y_ = y_.subvec(begin, end - 1);
+  part.n_classes_ = n_classes_;
+  part.kernel_ = kernel_;
+  if (params_.kernel) part.kernel_diag_ = kernel_diag_.subvec(begin, end - 1);  // the same values, not recomputed
+  else part.index_ = knn::SearchIndex(part.X_, params_.metric, params_.algorithm);
+  return part;
+}
+
+void Knn::search_over(const Communicator& comm) {
+  require_fitted();
+  if (comm.size() == 1) return;
+  const auto [begin, end] = shard_rows(static_cast<std::size_t>(comm.rank()), static_cast<std::size_t>(comm.size()));
+  shard_ = begin < end ? std::make_shared<const Knn>(shard(begin, end)) : nullptr;
+  shard_begin_ = begin;
+  comm_ = &comm;
 }
 
 std::size_t Knn::resolve_k(const Neighbors& nb, std::size_t k) const {

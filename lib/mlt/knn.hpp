@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
@@ -75,6 +78,27 @@ class Knn {
   // width; 0: params.k). `proba`, when given, receives the vote shares.
   Labels vote(const Neighbors& nb, std::size_t k = 0, arma::mat* proba = nullptr) const;
   arma::mat average(const Neighbors& nb, std::size_t k = 0) const;
+  // Search by shards of the training set (MPI ranks, issue #16): shard_rows(part,
+  // parts) is part's contiguous block [first, second) of the training rows (every row
+  // in exactly one part; a part may be empty); shard(begin, end) a model whose
+  // training set is rows [begin, end) of this one (begin < end), whose kneighbors
+  // number rows from 0 at `begin`; knn::merge then gives, from every shard's
+  // neighbours (shifted to this model's rows), exactly kneighbors' neighbours: the
+  // distance of a pair does not depend on the other rows (metric: exact_key; kernel:
+  // a shard's boundaries fall on the search's blocks of kKernelBlockRows rows, so each
+  // Gram block is the same product of the same operands), and the order (the search's
+  // key, then the row) is total.
+  std::pair<std::size_t, std::size_t> shard_rows(std::size_t part, std::size_t parts) const;
+  Knn shard(std::size_t begin, std::size_t end) const;
+  // The kernel search's training rows per Gram block.
+  static constexpr std::size_t kKernelBlockRows = 2048;
+  // From now on, kneighbors (and so every prediction) searches by shards over the
+  // ranks of `comm`: this rank its shard_rows(rank, size), then every rank gets the
+  // merged neighbours (allgather: each rank's m x min(k, shard) candidates), the same
+  // as one process's search. Collective: every rank must make the same calls, on the
+  // same queries. A rank whose search fails stops them all (agree). One rank: no-op.
+  void search_over(const Communicator& comm);
+
   // One search: the classes and vote shares (classification), or the averages.
   TaskPrediction predict_task(const arma::mat& X) const;
   // The same from neighbours already found (predict --neighbors: one search for both).
@@ -117,6 +141,11 @@ class Knn {
   arma::mat Y_;              // n x t targets (regression)
   std::size_t n_classes_ = 0;
   knn::SearchIndex index_;   // metric search (no kernel)
+  // Under search_over: the world, and this rank's shard (null when empty) and its
+  // first training row.
+  const Communicator* comm_ = nullptr;
+  std::shared_ptr<const Knn> shard_;
+  std::size_t shard_begin_ = 0;
   Kernel kernel_;            // with a kernel
   arma::vec kernel_diag_;    // n: k(x_i, x_i) of the training rows
 };

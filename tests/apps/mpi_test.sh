@@ -8,31 +8,12 @@
 # in the last third of a file under -np 3 stops every rank with its file:line:column
 # and status 65, no model written; shards (--shards) read alone and per rank give the
 # same model; cv over ranks reports what one process reports, byte for byte; commands
-# not yet distributed, and standard input, are refused (status 2).
+# not yet distributed, and standard input, are refused (status 2). Predict under
+# ranks: mpi_predict_test.sh.
 source "$(dirname "$0")/lib.sh" "$@"
 
-if ! command -v mpirun >/dev/null; then
-  echo "mpi_test.sh: FAIL: mpirun not found (scripts/install-deps installs openmpi-bin)" >&2
-  exit 1
-fi
-# How mpirun runs here, in one place: as root (containers, CI) only when told so,
-# more ranks than cores, and the shared-memory transport without the single-copy
-# mechanism (CMA needs ptrace rights that containers often lack).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Under the sanitizer build the ranks run without LeakSanitizer (AddressSanitizer and
-# UBSan stay on, and every single-process run here keeps leak checks): OpenMPI leaves
-# allocations behind in components it dlopens and unloads at MPI_Finalize, so the
-# leaks' frames are "<unknown module>" and no suppression can name them narrowly.
-# mpi N CMD...: CMD on N ranks.
-mpi() {
-  local n=$1
-  shift
-  local asan=${ASAN_OPTIONS:-}
-  [ -n "${MLT_SANITIZED:-}" ] && asan="${asan:+$asan:}detect_leaks=0"
-  ASAN_OPTIONS=$asan mpirun --oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-    -np "$n" "$@"
-}
-
+# shellcheck source=mpi_run.sh disable=SC1091
+source "$(dirname "$0")/mpi_run.sh"
 # shellcheck source=same_model.sh disable=SC1091
 source "$(dirname "$0")/same_model.sh"
 
@@ -167,10 +148,8 @@ check "cv from standard input under -np 2: refused (exit $rc; $err)" test "$rc" 
 run mpi 2 "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 -o x.km
 check "kmeans fit -np 2: status 2 (exit $rc)" test "$rc" -eq 2
 check "kmeans fit -np 2: says what is distributed, once ($err)" \
-  test "$(count "^mlt kmeans fit: error: under MPI \(2 ranks\) only cv \(.*kmeans.*\), fit \(pca, ridge\) run distributed" "$err")" -eq 1
+  test "$(count "^mlt kmeans fit: error: under MPI \(2 ranks\) only cv \(.*kmeans.*\), fit \(pca, ridge\), predict \(.*\) run distributed" "$err")" -eq 1
 check "kmeans fit -np 2: nothing written" test ! -e x.km
-run mpi 2 "$MLT" ridge predict mem.ridge "$DATA/diabetes.csv" -o x.pred
-check "ridge predict -np 2: refused (exit $rc)" test "$rc" -eq 2 -a ! -e x.pred
 run mpi 2 "$MLT" ridge fit - -o x.ridge <"$DATA/diabetes.csv"
 check "standard input under -np 2: refused (exit $rc)" test "$rc" -eq 2
 check "standard input under -np 2: says why ($err)" test "$(count "standard input cannot be split" "$err")" -eq 1

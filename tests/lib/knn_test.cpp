@@ -14,6 +14,7 @@
 #include "mlt/core/random.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/knn.hpp"
+#include "mlt/knn/topk.hpp"
 #include "mlt/labels.hpp"
 
 using mlt::Knn;
@@ -476,5 +477,70 @@ TEST_CASE("knn search: brute force skipping distant blocks of clustered data equ
       CHECK(arma::all(arma::vectorise(a.index == b.index)));
       CHECK(arma::approx_equal(a.distance, b.distance, "absdiff", 0.0));
     }
+  }
+}
+
+TEST_CASE("knn search by shards of the training set, merged, is the search of the whole") {
+  // What knn predict does under MPI ranks (Knn::shard_rows, Knn::shard, knn::merge):
+  // the neighbours, distances included, must be the whole search's bit for bit, for
+  // 1 to 5 parts (parts smaller than k, empty ones), with exact ties across parts
+  // (duplicated training rows: the lower row first), for the metric search (both
+  // algorithms, standardized) and for a kernel distance over more rows than one Gram
+  // block (the parts' boundaries fall on blocks, so each block is the same product).
+  mlt::Random rng(31);
+  const auto sharded = [](const Knn& model, const arma::mat& Q, std::size_t parts) {
+    std::vector<Knn::Neighbors> found;
+    std::size_t covered = 0;
+    for (std::size_t part = 0; part < parts; ++part) {
+      const auto [begin, end] = model.shard_rows(part, parts);
+      CHECK(begin == covered);  // contiguous, in order
+      covered = end;
+      if (begin == end) {
+        found.emplace_back();
+        continue;
+      }
+      Knn::Neighbors nb = model.shard(begin, end).kneighbors(Q);
+      nb.index += begin;
+      found.push_back(std::move(nb));
+    }
+    CHECK(covered == model.n_train());
+    return mlt::knn::merge(found, model.params().k);
+  };
+  const auto same = [](const Knn::Neighbors& a, const Knn::Neighbors& b) {
+    REQUIRE(a.index.n_rows == b.index.n_rows);
+    REQUIRE(a.index.n_cols == b.index.n_cols);
+    CHECK(arma::all(arma::vectorise(a.index == b.index)));
+    CHECK(arma::all(arma::vectorise(a.distance == b.distance)));  // exact: the same computation
+    CHECK(arma::all(arma::vectorise(a.key == b.key)));
+  };
+
+  arma::mat T = random_matrix(rng, 40, 3, 1.0);
+  for (arma::uword i = 30; i < 40; ++i) T.row(i) = T.row(i - 30);  // ties across parts
+  arma::mat Q = random_matrix(rng, 25, 3, 1.0);
+  Q.rows(0, 4) = T.rows(0, 4);  // queries on duplicated rows: ties at distance 0
+  mlt::Labels y(40);
+  for (auto& v : y) v = rng.below(3);
+  for (Algorithm a : {Algorithm::brute, Algorithm::kdtree})
+    for (std::size_t k : {1, 7, 12}) {
+      const Knn model = Knn(params(k, KnnWeights::distance2, a, true)).fit(T, y);
+      const Knn::Neighbors whole = model.kneighbors(Q);
+      for (std::size_t parts = 1; parts <= 5; ++parts) same(sharded(model, Q, parts), whole);
+      // and the predictions from the merged neighbours are the whole model's
+      const Knn::Neighbors merged = sharded(model, Q, 4);
+      CHECK(arma::all(model.vote(merged) == model.predict(Q)));
+    }
+
+  // A kernel distance: 5,000 rows are 3 Gram blocks; 2 and 3 parts cut between them,
+  // 4 and 5 leave parts empty.
+  Knn::Params pk = params(9, KnnWeights::distance, Algorithm::automatic, false, true);
+  pk.kernel = mlt::KernelParams{};
+  pk.kernel->type = mlt::KernelType::rbf;
+  const arma::mat TK = random_matrix(rng, 5000, 4, 1.0), QK = random_matrix(rng, 300, 4, 1.0);
+  const Knn km = Knn(pk).fit(TK, arma::mat(random_matrix(rng, 5000, 1, 1.0)));
+  const Knn::Neighbors whole = km.kneighbors(QK);
+  for (std::size_t parts = 1; parts <= 5; ++parts) {
+    for (std::size_t part = 0; part < parts; ++part)
+      CHECK(km.shard_rows(part, parts).first % Knn::kKernelBlockRows == 0);
+    same(sharded(km, QK, parts), whole);
   }
 }

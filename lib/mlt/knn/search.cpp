@@ -194,7 +194,8 @@ Neighbors SearchIndex::search(const arma::mat& queries, std::size_t k) const {
     else if (gemm) search_brute_gemm(Qt, order.subvec(q0, q1 - 1), k, out);
     else search_brute_direct(Qt, k, q0, q1, out);
   });
-  if (metric_ == Metric::euclidean) out.distance = arma::sqrt(out.distance);
+  out.key = out.distance;
+  if (metric_ == Metric::euclidean) out.distance = arma::sqrt(out.key);
   return out;
 }
 

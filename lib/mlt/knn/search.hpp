@@ -40,6 +40,10 @@ struct Neighbors {
   arma::umat index;    // m x k, 0-based reference rows
   arma::mat distance;  // m x k, in the metric's units (Euclidean: not squared;
                        // cosine: 1 - cos(x, y)), non-decreasing along each row
+  // m x k: the key the search orders by (Euclidean and kernel distances: the squared
+  // distance; otherwise `distance` itself). Two keys can round to one square root, so
+  // results are merged (knn::merge) by key, never by distance.
+  arma::mat key;
 };
 
 class SearchIndex {
