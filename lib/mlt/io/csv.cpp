@@ -781,15 +781,22 @@ struct CsvChunks::Impl {
     hashing = std::async(std::launch::async, [this, p, n] { sha.update(p, n); });
   }
   // Lets the bytes before data + keep go (parsed), keeps the rest at the start and
-  // brings the next ones in behind them: up to `capacity` bytes of the mapped file
-  // (doubled first when what is kept fills it: a record longer than the window, or
-  // a header), or the `capacity` bytes read ahead (the buffers grow when what is
-  // kept no longer fits below them). The new bytes are hashed on another thread
-  // while they are parsed.
+  // brings the next ones in behind them, up to `capacity` bytes in all (doubled
+  // first when what is kept fills it: a record longer than the buffer, or a header).
+  // A file's window and a pipe's buffer thus hold the same bytes, and CsvChunks
+  // returns the same chunks either way. The new bytes are hashed on another thread
+  // while they are parsed (a pipe's, as they are read ahead).
   void refill(std::size_t keep);
-  // Read mode: reads the next `capacity` bytes (fewer only at the end of the input)
-  // into spare[capacity, 2 capacity) and hashes them, on another thread.
-  void read_ahead();
+  // Read mode: copies the next n bytes of the input to `to` from the pieces read
+  // ahead, waiting for the one in flight when they run out and starting the next
+  // into the one drained. Fewer than n only at the end of the input.
+  std::size_t take(char* to, std::size_t n);
+  // Read mode: makes the piece read ahead the current one (waiting for it) and starts
+  // reading the next. False at the end of the input.
+  bool next_piece();
+  // Read mode: reads the next piece (fewer bytes only at the end of the input) into
+  // pieces[k] and hashes it, on another thread.
+  void read_ahead(int k);
 
   Source src;
   CsvOptions options;
@@ -807,9 +814,14 @@ struct CsvChunks::Impl {
   bool mapped = false;
   MappedWindow window;
   std::uint64_t origin = 0, file_end = 0;  // mapped: where the input starts and ends in the file
-  // Read mode: two buffers of 2 capacity bytes, the one parsed and the one read into
-  // meanwhile (a pipe's producer need not wait for the parse, nor the parse for it).
-  std::unique_ptr<char[]> buf, spare;
+  // Read mode: the buffer parsed, and two pieces of input read ahead, one being
+  // drained into the buffer and one being read meanwhile (a pipe's producer need not
+  // wait for the parse, nor the parse for it): [taken, piece_bytes) of
+  // pieces[current] are next, then pieces[1 - current] once `ahead` has it.
+  std::unique_ptr<char[]> buf;
+  std::array<std::unique_ptr<char[]>, 2> pieces;
+  std::size_t piece_size = 0, piece_bytes = 0, taken = 0;
+  int current = 1;
   std::size_t len = 0;
   std::size_t start = 0;
   bool at_eof = false;
@@ -829,7 +841,7 @@ struct CsvChunks::Impl {
   // The checksum of each piece is computed on another thread while it is parsed,
   // and in read mode the next piece read ahead (declared after the buffers and the
   // window: their destructors wait, before those go away). An error in the parse
-  // thus waits for the read ahead: one buffer more, or the end of the input.
+  // thus waits for the read ahead: one piece more, or the end of the input.
   std::future<void> hashing;
   std::future<std::size_t> ahead;
 };
@@ -851,9 +863,10 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
       // 16-fold. Not a pipe, or refused: nothing changes.
       ::fcntl(0, F_SETPIPE_SZ, 1 << 20);
     }
-    buf.reset(new char[2 * capacity]);
-    spare.reset(new char[2 * capacity]);
-    read_ahead();
+    buf.reset(new char[capacity]);
+    piece_size = capacity;
+    for (auto& piece : pieces) piece.reset(new char[piece_size]);
+    read_ahead(0);
   }
   refill(0);
 
@@ -876,7 +889,7 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
     }
     return false;
   };
-  // Mapped, len == capacity: the window doubles; read, the buffer holds twice that.
+  // len == capacity: the window or the buffer doubles.
   while (!at_eof && capacity < kChunkBytes && !first_record_ends()) refill(0);
   // Skip leading blank lines.
   while (start < len && (data[start] == '\n' || data[start] == '\r')) ++start;
@@ -1077,33 +1090,50 @@ void CsvChunks::Impl::refill(std::size_t keep) {
     at_eof = at + n == file_end;
     hash_async(data + carry, got);
   } else {
-    // The bytes read ahead (and hashed) into the spare buffer's upper half while the
-    // previous ones were parsed; the kept ones are copied just below them.
-    const std::size_t read_size = capacity;  // what the read ahead asked for
-    got = ahead.get();
-    const bool grow = carry > capacity;  // a record longer than the buffers: both grow
-    if (grow) {
-      while (capacity < carry) capacity *= 2;
-      std::unique_ptr<char[]> bigger(new char[2 * capacity]);
-      std::memcpy(bigger.get() + capacity, spare.get() + read_size, got);
-      spare = std::move(bigger);
+    if (carry == capacity) {  // a record longer than the buffer
+      std::unique_ptr<char[]> bigger(new char[capacity * 2]);
+      std::memcpy(bigger.get(), data + keep, carry);
+      buf = std::move(bigger);
+      capacity *= 2;
+    } else if (carry) {
+      std::memmove(buf.get(), data + keep, carry);
     }
-    std::memcpy(spare.get() + capacity - carry, data + keep, carry);
-    std::swap(buf, spare);
-    if (grow) spare.reset(new char[2 * capacity]);
-    data = buf.get() + capacity - carry;
-    at_eof = got < read_size;
-    if (!at_eof) read_ahead();
+    data = buf.get();
+    got = take(buf.get() + carry, capacity - carry);
+    // At the end when no byte follows, as a mapped window knows from the file's
+    // size: a buffer that the input's last bytes fill exactly is the last one too.
+    at_eof = got < capacity - carry || (taken == piece_bytes && !next_piece());
   }
   total_bytes += got;
   len = carry + got;
 }
 
-void CsvChunks::Impl::read_ahead() {
-  ahead = std::async(std::launch::async, [this] {
-    const std::size_t got = src.read(spare.get() + capacity, capacity);
-    sha.update(spare.get() + capacity, got);
-    return got;
+bool CsvChunks::Impl::next_piece() {
+  if (!ahead.valid()) return false;  // the input has ended
+  piece_bytes = ahead.get();
+  taken = 0;
+  current = 1 - current;
+  if (piece_bytes == piece_size) read_ahead(1 - current);  // into the piece drained
+  return piece_bytes > 0;
+}
+
+std::size_t CsvChunks::Impl::take(char* to, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    if (taken == piece_bytes && !next_piece()) break;
+    const std::size_t k = std::min(n - got, piece_bytes - taken);
+    std::memcpy(to + got, pieces[current].get() + taken, k);
+    taken += k;
+    got += k;
+  }
+  return got;
+}
+
+void CsvChunks::Impl::read_ahead(int k) {
+  ahead = std::async(std::launch::async, [this, k] {
+    const std::size_t n = src.read(pieces[k].get(), piece_size);
+    sha.update(pieces[k].get(), n);
+    return n;
   });
 }
 

@@ -11,9 +11,8 @@
 // read_csv is this reader run to the end with its blocks joined, so the rows and the
 // values are the same bits either way.
 //
-// Memory: a window of `chunk_bytes` of a regular file mapped in memory (a pipe: two
-// buffers, the one parsed and the one read ahead, each with `chunk_bytes` of new
-// bytes and room below them for the unfinished record carried over) plus the parsed
+// Memory: a window of `chunk_bytes` of a regular file mapped in memory (a pipe: a
+// buffer of `chunk_bytes` and two pieces of as many bytes read ahead) plus the parsed
 // chunk, at most about chunk_bytes / 2 doubles (a cell has a byte and a delimiter at
 // least): O(chunk_bytes), whatever the size of the file. A record (or the header)
 // longer than the window doubles it until it fits, and it stays that size: the
