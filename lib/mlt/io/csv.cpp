@@ -1,8 +1,11 @@
 // CSV reader. Design notes:
 //
-// * The input is read in large chunks with read(2), never line by line, and parsed
-//   in the same pass that converts numbers. Short decimals (nearly every cell of a
-//   real file) are converted in place by csv_number.hpp, exactly; any other number
+// * A regular file is read through windows of it mapped in memory (MappedWindow:
+//   no copy into a buffer of ours); a pipe or a terminal with read(2), the next
+//   buffer read (and hashed) on another thread while this one is parsed. Never line
+//   by line; parsed in the same pass that converts numbers. Short decimals (nearly
+//   every cell of a real file) are converted in place by csv_number.hpp, exactly;
+//   longer ones by fast_float between the bounds the scan found; any other number
 //   goes to std::from_chars (correctly rounded and locale-independent, unlike
 //   strtod's locale and fast-cpp-csv-parser's own float parser), and anything odd
 //   to the careful path, which owns every message. A chunk without any quote
@@ -13,22 +16,26 @@
 //   converter (csv_number.hpp) must reach exactly that end, so successive cells do
 //   not wait on each other.
 // * read_csv on a regular file without quotes (every record one line) first counts
-//   the line feeds (pread, vector compares, both cores: a few percent of the read),
-//   sizes the matrix, and each range writes its rows straight into it at the row of
-//   its first line: one write per value, each page of the matrix touched once, no
-//   second copy. Blank lines and dropped rows leave gaps, closed in place at the end.
+//   the line feeds (the mapped file, vector compares, both cores: a few percent of
+//   the read), sizes the matrix, and each range writes its rows straight into it at
+//   the row of its first line: one write per value, each page of the matrix touched
+//   once, no second copy. Blank lines and dropped rows leave gaps, closed in place
+//   at the end.
 // * Otherwise (a pipe, quotes, lone CRs, CsvChunks) each range's values are written
 //   once, column-major, into a block sized by the range's line ends; the blocks are
 //   copied into the final matrix by both cores and freed one by one, so the peak
 //   stays near one copy of the matrix instead of two. (Transparent huge pages for
 //   the matrix were tried: on this project's virtual machine, clearing them cost
 //   more than the 4 KiB faults they save: 0.7-1.0 s of system time against 0.4 s.)
+// * SHA-256 of the input (the model's provenance) runs on a thread of its own over
+//   each window or buffer while it is parsed.
 // * Physical line numbers are counted as records are parsed (a quoted newline counts)
 //   so every message can name file:line:column.
 #include "mlt/io/csv.hpp"
 #include "mlt/io/csv_chunks.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,7 +135,7 @@ class Source {
   }
 
   // For a regular file (standard input too, when redirected from one): where reading
-  // starts and the size, so that the reader can look ahead with pread. False for a
+  // starts and the size, so that the reader can map it and look ahead. False for a
   // pipe or a terminal, which can only be read once.
   bool regular(std::uint64_t& origin, std::uint64_t& size) const {
     struct stat st;
@@ -138,14 +145,6 @@ class Source {
     return true;
   }
 
-  // Up to n bytes at `offset`, without moving the position read() continues from.
-  std::size_t pread(char* buf, std::size_t n, std::uint64_t offset) const {
-    for (;;) {
-      const ssize_t r = ::pread(fd_, buf, n, static_cast<off_t>(offset));
-      if (r >= 0) return static_cast<std::size_t>(r);
-      if (errno != EINTR) throw IoError(name_ + ": read failed: " + std::strerror(errno));
-    }
-  }
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
 
@@ -164,11 +163,49 @@ class Source {
     return got;
   }
   const std::string& name() const { return name_; }
+  int fd() const { return fd_; }
 
  private:
   std::string name_;
   int fd_ = -1;
   off_t origin_ = -1;  // the offset of the first byte read, when the input can seek
+};
+
+// Bytes [offset, offset + length) of a regular file, mapped read-only: the parser
+// reads the page cache itself, where read(2) would first copy every byte into a
+// buffer of ours (a copy the size of the file, plus the page faults of writing it).
+// MAP_POPULATE makes the window's page-table entries in the one mmap call, instead
+// of a fault each 4 KiB (the pages are in the page cache once the file was read).
+// Unmapped when the window moves on, so the file's pages never count in the
+// process's resident memory beyond one window.
+class MappedWindow {
+ public:
+  MappedWindow() = default;
+  MappedWindow(const Source& src, std::uint64_t offset, std::size_t length) {
+    static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t aligned = offset / page * page;  // mmap's offset must be
+    size_ = length + static_cast<std::size_t>(offset - aligned);
+    void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, src.fd(), static_cast<off_t>(aligned));
+    if (m == MAP_FAILED) throw IoError(src.name() + ": cannot map the file: " + std::strerror(errno));
+    base_ = m;
+    data_ = static_cast<const char*>(m) + (offset - aligned);
+  }
+  MappedWindow(MappedWindow&& o) noexcept { *this = std::move(o); }
+  MappedWindow& operator=(MappedWindow&& o) noexcept {
+    std::swap(base_, o.base_);
+    std::swap(size_, o.size_);
+    std::swap(data_, o.data_);
+    return *this;
+  }
+  ~MappedWindow() {
+    if (base_) ::munmap(base_, size_);
+  }
+  const char* data() const { return data_; }
+
+ private:
+  void* base_ = nullptr;
+  std::size_t size_ = 0;
+  const char* data_ = nullptr;
 };
 
 // category: a feature column read as text (ColumnSelection::categorical).
@@ -279,14 +316,24 @@ class RangeParser {
       for (;;) {
         const Role role = col < ncols ? plan_.role[col] : Role::ignore;
         // Fast paths: an unquoted number followed by a delimiter or line end. First
-        // the short decimals of nearly every real file, then any number from_chars
-        // takes (blanks around it allowed); the rest goes the careful way below.
+        // the short decimals of nearly every real file, then longer ones up to the
+        // end the scan found, then any number from_chars takes (blanks around it
+        // allowed); the rest goes the careful way below.
         if (role == Role::feature && p < e && *p != '"') {
           double v;
           // The common cell: its end from the structural scan, and a number that
           // reaches exactly there (csv_scan.hpp says why the end comes first).
           const char* t = separators.next(p);
-          if (e - p >= 16 && detail::parse_decimal_word(p, v) == t) {
+          // (At most 9 bytes: "-", 7 digits and a point; a longer cell is not tried.)
+          if (t - p <= 9 && e - p >= 16 && detail::parse_decimal_word(p, v) == t) {
+            row[plan_.slot[col] * cap] = v;
+            p = t;
+            goto field_done;
+          }
+          // A longer cell (`%.10g`, `%.17g`, an exponent) between the same bounds.
+          // At the end of the buffer before the end of the input, the cell may go on
+          // in the next read: the paths below leave it for then.
+          if ((t < e || at_eof) && detail::parse_delimited_number(p, t, v)) {
             row[plan_.slot[col] * cap] = v;
             p = t;
             goto field_done;
@@ -733,6 +780,23 @@ struct CsvChunks::Impl {
   void hash_async(const char* p, std::size_t n) {
     hashing = std::async(std::launch::async, [this, p, n] { sha.update(p, n); });
   }
+  // Lets the bytes before data + keep go (parsed), keeps the rest at the start and
+  // brings the next ones in behind them, up to `capacity` bytes in all (doubled
+  // first when what is kept fills it: a record longer than the buffer, or a header).
+  // A file's window and a pipe's buffer thus hold the same bytes, and CsvChunks
+  // returns the same chunks either way. The new bytes are hashed on another thread
+  // while they are parsed (a pipe's, as they are read ahead).
+  void refill(std::size_t keep);
+  // Read mode: copies the next n bytes of the input to `to` from the pieces read
+  // ahead, waiting for the one in flight when they run out and starting the next
+  // into the one drained. Fewer than n only at the end of the input.
+  std::size_t take(char* to, std::size_t n);
+  // Read mode: makes the piece read ahead the current one (waiting for it) and starts
+  // reading the next. False at the end of the input.
+  bool next_piece();
+  // Read mode: reads the next piece (fewer bytes only at the end of the input) into
+  // pieces[k] and hashes it, on another thread.
+  void read_ahead(int k);
 
   Source src;
   CsvOptions options;
@@ -743,14 +807,28 @@ struct CsvChunks::Impl {
   Plan plan;
   unsigned n_threads = 1;
   std::size_t capacity;
+  // The bytes in hand, [data, data + len): a regular file's window mapped in memory
+  // (`window`, from the file offset origin + bytes_before), or else (a pipe, a
+  // terminal) a buffer that read(2) fills (`buf`).
+  const char* data = nullptr;
+  bool mapped = false;
+  MappedWindow window;
+  std::uint64_t origin = 0, file_end = 0;  // mapped: where the input starts and ends in the file
+  // Read mode: the buffer parsed, and two pieces of input read ahead, one being
+  // drained into the buffer and one being read meanwhile (a pipe's producer need not
+  // wait for the parse, nor the parse for it): [taken, piece_bytes) of
+  // pieces[current] are next, then pieces[1 - current] once `ahead` has it.
   std::unique_ptr<char[]> buf;
+  std::array<std::unique_ptr<char[]>, 2> pieces;
+  std::size_t piece_size = 0, piece_bytes = 0, taken = 0;
+  int current = 1;
   std::size_t len = 0;
   std::size_t start = 0;
   bool at_eof = false;
   bool done = false;
   std::uint64_t total_bytes = 0;
   std::uint64_t line_no = 1;       // physical line of the next record
-  std::uint64_t bytes_before = 0;  // stream offset of buf[0]
+  std::uint64_t bytes_before = 0;  // stream offset of data[0]
   std::uint64_t rows = 0, dropped = 0;
   std::uint64_t dropped_returned = 0;  // dropped rows reported in the chunks returned
   std::string digest;  // of the whole input, once done
@@ -760,9 +838,12 @@ struct CsvChunks::Impl {
   std::uint64_t placed_rows = 0;
   std::uint64_t next_row = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // first row, rows
-  // The checksum of each piece is computed on another thread while it is parsed
-  // (declared after buf: its destructor waits, before the buffer goes away).
+  // The checksum of each piece is computed on another thread while it is parsed,
+  // and in read mode the next piece read ahead (declared after the buffers and the
+  // window: their destructors wait, before those go away). An error in the parse
+  // thus waits for the read ahead: one piece more, or the end of the input.
   std::future<void> hashing;
+  std::future<std::size_t> ahead;
 };
 
 CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const ColumnSelection& columns,
@@ -772,13 +853,24 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
   proto.source = source;
   proto.had_header = options.header;
 
-  buf.reset(new char[capacity]);
-  len = src.read(buf.get(), capacity);
-  at_eof = len < capacity;
-  total_bytes = len;
-  hash_async(buf.get(), len);
+  std::uint64_t size = 0;
+  mapped = src.regular(origin, size) && size > origin;
+  file_end = size;
+  if (!mapped) {
+    if (src.fd() == 0) {
+      // A pipe's own buffer (64 KiB by default) makes its producer and the reader
+      // take turns every 64 KiB; 1 MiB, the unprivileged maximum, cuts the switches
+      // 16-fold. Not a pipe, or refused: nothing changes.
+      ::fcntl(0, F_SETPIPE_SZ, 1 << 20);
+    }
+    buf.reset(new char[capacity]);
+    piece_size = capacity;
+    for (auto& piece : pieces) piece.reset(new char[piece_size]);
+    read_ahead(0);
+  }
+  refill(0);
 
-  const auto* ub = reinterpret_cast<const unsigned char*>(buf.get());
+  const auto* ub = reinterpret_cast<const unsigned char*>(data);
   if (len >= 2 && ((ub[0] == 0xFF && ub[1] == 0xFE) || (ub[0] == 0xFE && ub[1] == 0xFF)))
     throw DataError(source + ":1: UTF-16 input is not supported; convert it to UTF-8");
   if (len >= 3 && ub[0] == 0xEF && ub[1] == 0xBB && ub[2] == 0xBF) start = 3;
@@ -787,38 +879,28 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
   // (chunks smaller than the header) grows up to the reader's usual one.
   const auto first_record_ends = [this] {
     std::size_t i = start;
-    while (i < len && (buf[i] == '\n' || buf[i] == '\r')) ++i;
+    while (i < len && (data[i] == '\n' || data[i] == '\r')) ++i;
     bool quoted = false;
     for (; i < len; ++i) {
-      if (buf[i] == '"') quoted = !quoted;
+      if (data[i] == '"') quoted = !quoted;
       // A CR at the end of the buffer may be the first half of a CRLF: the LF
       // would then be taken for a blank line, one line too many in every message.
-      else if (!quoted && (buf[i] == '\n' || buf[i] == '\r')) return buf[i] == '\n' || i + 1 < len || at_eof;
+      else if (!quoted && (data[i] == '\n' || data[i] == '\r')) return data[i] == '\n' || i + 1 < len || at_eof;
     }
     return false;
   };
-  while (!at_eof && capacity < kChunkBytes && !first_record_ends()) {
-    hashing.get();
-    std::unique_ptr<char[]> bigger(new char[capacity * 2]);
-    std::memcpy(bigger.get(), buf.get(), len);
-    buf = std::move(bigger);
-    capacity *= 2;
-    const std::size_t got = src.read(buf.get() + len, capacity - len);
-    hash_async(buf.get() + len, got);
-    total_bytes += got;
-    len += got;
-    at_eof = len < capacity;
-  }
+  // len == capacity: the window or the buffer doubles.
+  while (!at_eof && capacity < kChunkBytes && !first_record_ends()) refill(0);
   // Skip leading blank lines.
-  while (start < len && (buf[start] == '\n' || buf[start] == '\r')) ++start;
+  while (start < len && (data[start] == '\n' || data[start] == '\r')) ++start;
   if (start == len) throw DataError(source + ": empty file: expected a header and data rows");
 
-  const char* first = buf.get() + start;
-  const char* end = buf.get() + len;
+  const char* first = data + start;
+  const char* end = data + len;
   const char delim = options.delimiter ? options.delimiter : detect_delimiter(first, end);
   proto.delimiter = delim;
   for (std::size_t i = 0; i < start; ++i)
-    line_no += buf[i] == '\n' || (buf[i] == '\r' && !(i + 1 < len && buf[i + 1] == '\n'));
+    line_no += data[i] == '\n' || (data[i] == '\r' && !(i + 1 < len && data[i + 1] == '\n'));
 
   if (!at_eof && !first_record_ends())
     throw DataError(source + ":" + std::to_string(line_no) + ": the first record is longer than " +
@@ -833,13 +915,13 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
     const char* nul = static_cast<const char*>(std::memchr(first, '\0', after_first - first));
     if (nul)
       throw DataError(source + ":" + std::to_string(line_no) + ": NUL byte in the header at byte offset " +
-                      std::to_string(nul - buf.get()));
+                      std::to_string(nul - data));
     long bad = first_invalid_utf8(reinterpret_cast<const unsigned char*>(first),
                                   reinterpret_cast<const unsigned char*>(after_first));
     if (bad >= 0)
       throw DataError(source + ":" + std::to_string(line_no) +
                       ": invalid UTF-8 in the header at byte offset " +
-                      std::to_string(bad + (first - buf.get())));
+                      std::to_string(bad + (first - data)));
     bool all_numeric = true;
     for (auto& h : header) {
       double v;
@@ -860,7 +942,7 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
                         std::to_string(c + 1) + ")");
     }
     line_no += first_lines;
-    start = static_cast<std::size_t>(after_first - buf.get());
+    start = static_cast<std::size_t>(after_first - data);
   } else {
     // Columns are known by position only: their names are their 1-based numbers.
     const std::size_t n = header.size();
@@ -887,9 +969,10 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
 bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
   if (done) return false;
   const std::string& source = src.name();
-  const char* b = buf.get() + start;
-  const char* e = buf.get() + len;
-  const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
+  const char* b = data + start;
+  const char* e = data + len;
+  // Placed rows come from a file whose quotes were counted: none.
+  const bool has_quote = !placed && std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
   const char* stop = b;
   // Parallel ranges take complete lines only: up to the last '\n' unless the input
   // has ended. A chunk without any '\n' (lone CR line ends) goes the sequential
@@ -920,7 +1003,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     if (placed) {
       std::vector<std::uint64_t> lf(n_ranges);
       parallel_for(
-          n_ranges, [&](std::size_t r) { lf[r] = static_cast<std::uint64_t>(std::count(cuts[r], cuts[r + 1], '\n')); },
+          n_ranges, [&](std::size_t r) { lf[r] = detail::count_line_feeds(cuts[r], cuts[r + 1]); },
           n_threads);
       for (std::size_t r = 0; r < n_ranges; ++r) {
         target_rows(part[r], cuts[r], cuts[r + 1], next_row + lines_here, lf[r]);
@@ -932,7 +1015,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
       // Only the first range knows its line before the others are counted; the rest
       // get a placeholder (their errors are relocated below).
       parser.set_position(r == 0 ? line_no : std::uint64_t{1} << 62,
-                          bytes_before + static_cast<std::uint64_t>(cuts[r] - buf.get()));
+                          bytes_before + static_cast<std::uint64_t>(cuts[r] - data));
       try {
         // The range that reaches the end of the input is the one to end there: when
         // the input has no '\n' past a cut (lone CR line ends), the ranges after it
@@ -958,9 +1041,9 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     stop = limit;
   } else {
     RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
-    parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - buf.get()));
+    parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - data));
     Block block;
-    if (placed) target_rows(block, b, e, next_row, static_cast<std::uint64_t>(std::count(b, e, '\n')));
+    if (placed) target_rows(block, b, e, next_row, detail::count_line_feeds(b, e));
     try {
       stop = parser.parse(b, e, at_eof, block);
     } catch (const RangeError& err) {
@@ -972,39 +1055,86 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     line_no += block.line_count;
     if (placed) {
       segments.emplace_back(block.first_row, block.rows);
-      next_row += static_cast<std::uint64_t>(std::count(b, stop, '\n'));
+      next_row += detail::count_line_feeds(b, stop);
     }
     blocks.push_back(std::move(block));
   }
   if (at_eof) {
     if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
-    hashing.get();
+    if (hashing.valid()) hashing.get();
     digest = sha.hex_digest();
     done = true;
     return true;
   }
   // Keep the unfinished record, read more behind it.
-  hashing.get();
-  const std::size_t consumed = static_cast<std::size_t>(stop - buf.get());
-  const std::size_t carry = static_cast<std::size_t>(e - stop);
-  if (carry == capacity) {
-    if (capacity >= kMaxRecordBytes)
-      throw DataError(source + ":" + std::to_string(line_no) + ": a record longer than 1 GiB");
-    std::unique_ptr<char[]> bigger(new char[capacity * 2]);
-    std::memcpy(bigger.get(), buf.get(), capacity);
-    buf = std::move(bigger);
-    capacity *= 2;
-  } else {
-    std::memmove(buf.get(), stop, carry);
-  }
-  bytes_before += consumed;
-  const std::size_t got = src.read(buf.get() + carry, capacity - carry);
-  hash_async(buf.get() + carry, got);
-  total_bytes += got;
-  len = carry + got;
-  at_eof = got < capacity - carry;
+  if (static_cast<std::size_t>(e - stop) >= kMaxRecordBytes)
+    throw DataError(source + ":" + std::to_string(line_no) + ": a record longer than 1 GiB");
+  refill(static_cast<std::size_t>(stop - data));
   start = 0;
   return true;
+}
+
+void CsvChunks::Impl::refill(std::size_t keep) {
+  if (hashing.valid()) hashing.get();  // the hash may still be reading the bytes that go
+  const std::size_t carry = len - keep;
+  bytes_before += keep;
+  std::size_t got = 0;
+  if (mapped) {
+    if (carry == capacity) capacity *= 2;  // a record longer than the window
+    // The window moves to the first byte kept; the kept bytes are mapped again, not copied.
+    const std::uint64_t at = origin + bytes_before;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, file_end - at));
+    window = MappedWindow(src, at, n);
+    data = window.data();
+    got = n - carry;
+    at_eof = at + n == file_end;
+    hash_async(data + carry, got);
+  } else {
+    if (carry == capacity) {  // a record longer than the buffer
+      std::unique_ptr<char[]> bigger(new char[capacity * 2]);
+      std::memcpy(bigger.get(), data + keep, carry);
+      buf = std::move(bigger);
+      capacity *= 2;
+    } else if (carry) {
+      std::memmove(buf.get(), data + keep, carry);
+    }
+    data = buf.get();
+    got = take(buf.get() + carry, capacity - carry);
+    // At the end when no byte follows, as a mapped window knows from the file's
+    // size: a buffer that the input's last bytes fill exactly is the last one too.
+    at_eof = got < capacity - carry || (taken == piece_bytes && !next_piece());
+  }
+  total_bytes += got;
+  len = carry + got;
+}
+
+bool CsvChunks::Impl::next_piece() {
+  if (!ahead.valid()) return false;  // the input has ended
+  piece_bytes = ahead.get();
+  taken = 0;
+  current = 1 - current;
+  if (piece_bytes == piece_size) read_ahead(1 - current);  // into the piece drained
+  return piece_bytes > 0;
+}
+
+std::size_t CsvChunks::Impl::take(char* to, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    if (taken == piece_bytes && !next_piece()) break;
+    const std::size_t k = std::min(n - got, piece_bytes - taken);
+    std::memcpy(to + got, pieces[current].get() + taken, k);
+    taken += k;
+    got += k;
+  }
+  return got;
+}
+
+void CsvChunks::Impl::read_ahead(int k) {
+  ahead = std::async(std::launch::async, [this, k] {
+    const std::size_t n = src.read(pieces[k].get(), piece_size);
+    sha.update(pieces[k].get(), n);
+    return n;
+  });
 }
 
 void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
@@ -1061,20 +1191,18 @@ bool CsvChunks::Impl::place_rows(arma::mat& X) {
   const std::uint64_t from = origin + bytes_before + start;  // the first data line
   // Small inputs are in the first buffer already: blocks cost nothing there.
   if (size < from || size - from < kParallelMinBytes) return false;
-  // The count, in one part per thread, read in pieces that stay in the core's cache.
-  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  // The count, in one part per thread, each read through windows of the mapped file.
   const unsigned parts = std::max(1u, n_threads);
   std::vector<detail::LineCounts> counts(parts);
   parallel_for(
       parts,
       [&](std::size_t t) {
         const std::uint64_t b = from + (size - from) * t / parts, e = from + (size - from) * (t + 1) / parts;
-        std::unique_ptr<char[]> piece(new char[kPiece]);
         for (std::uint64_t at = b; at < e;) {
-          const std::size_t got = src.pread(piece.get(), static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, e - at)), at);
-          if (got == 0) break;  // the file shrank since fstat: the parse finds its end
-          detail::count_lines(piece.get(), got, counts[t]);
-          at += got;
+          const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kChunkBytes, e - at));
+          const MappedWindow piece(src, at, n);
+          detail::count_lines(piece.data(), n, counts[t]);
+          at += n;
         }
       },
       n_threads);

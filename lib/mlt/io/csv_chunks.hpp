@@ -11,11 +11,12 @@
 // read_csv is this reader run to the end with its blocks joined, so the rows and the
 // values are the same bits either way.
 //
-// Memory: one buffer of `chunk_bytes` plus the parsed chunk, at most about
-// chunk_bytes / 2 doubles (a cell has a byte and a delimiter at least): O(chunk_bytes),
-// whatever the size of the file. A record (or the header) longer than the buffer
-// doubles it until it fits, and the buffer stays that size: the bound is then
-// O(max(chunk_bytes, 2 x the longest record)).
+// Memory: a window of `chunk_bytes` of a regular file mapped in memory (a pipe: a
+// buffer of `chunk_bytes` and two pieces of as many bytes read ahead) plus the parsed
+// chunk, at most about chunk_bytes / 2 doubles (a cell has a byte and a delimiter at
+// least): O(chunk_bytes), whatever the size of the file. A record (or the header)
+// longer than the window doubles it until it fits, and it stays that size: the
+// bound is then O(max(chunk_bytes, 2 x the longest record)).
 //
 // MPI ranks (issue #16, part 1): a rank's part is a byte range [begin, end) of the
 // file (FileSplit below), read by CsvRangeChunks: the same reader, fed the file's

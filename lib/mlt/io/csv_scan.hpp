@@ -102,6 +102,15 @@ inline std::uint64_t byte_mask(const char* p, char c) {
 #endif
 }
 
+// The line feeds in [b, e): a vector compare and a population count per 64 bytes
+// (std::count compiles to a byte loop here, 7 % of a whole read's samples).
+inline std::uint64_t count_line_feeds(const char* b, const char* e) {
+  std::uint64_t n = 0;
+  for (; e - b >= 64; b += 64) n += static_cast<std::uint64_t>(__builtin_popcountll(byte_mask(b, '\n')));
+  for (; b < e; ++b) n += *b == '\n';
+  return n;
+}
+
 // What decides whether records can be placed before they are parsed: the line feeds
 // (one per record when nothing else ends a line), and the quotes and carriage
 // returns that could make that count wrong.

@@ -64,12 +64,21 @@ void write_all(int fd, const std::string& path, const char* p, std::size_t left)
   }
 }
 
+// SIGBUS: the CSV reader maps regular files in memory (csv.cpp), and a mapped page
+// past the end of a file truncated meanwhile cannot be read. Said in one line (with
+// write(2): nothing else is safe in a handler), then as any other fatal signal.
+void input_truncated(int sig) {
+  static const char message[] = "mlt: error: an input file was truncated while it was read (SIGBUS)\n";
+  [[maybe_unused]] const ssize_t w = ::write(2, message, sizeof message - 1);
+  remove_temporaries(sig);
+}
+
 }  // namespace
 
 void install_cleanup_handlers() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGBUS}) {
     struct sigaction sa {};
-    sa.sa_handler = remove_temporaries;
+    sa.sa_handler = sig == SIGBUS ? input_truncated : remove_temporaries;
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, nullptr);
   }

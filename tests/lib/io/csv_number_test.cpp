@@ -11,8 +11,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <sstream>
+#include <vector>
 
 #include "../test_util.hpp"
 #include "mlt/io/csv.hpp"
@@ -71,6 +73,8 @@ CellStatus expected(const std::string& s, double& value) {
 // Cells the one-word converter (parse_decimal_word) took, so that a test can tell it
 // was exercised.
 std::size_t word_hits = 0;
+// And those parse_delimited_number took.
+std::size_t delimited_hits = 0;
 
 // Checks one plain decimal through parse_cell and through the fast converters alone.
 // Returns false on a mismatch (and reports it), so a loop can stop at the first.
@@ -97,6 +101,12 @@ bool agrees(const std::string& s) {
   double fast_long = 0;
   const char* long_end =
       mlt::io::detail::parse_short_decimal(long_padded.data(), long_padded.data() + long_padded.size(), fast_long);
+  // The converter of cells whose end the scan found (fast_float), given exactly the
+  // cell's bytes with a delimiter behind them: what it takes must have strtod's bits.
+  double delimited = 0;
+  const bool delimited_taken =
+      mlt::io::detail::parse_delimited_number(padded.data(), padded.data() + s.size(), delimited);
+  if (delimited_taken) ++delimited_hits;
   const bool ok = result == status && (status != CellStatus::number || bits(got) == bits(want)) &&
                   (!end || (end == s.data() + s.size() && status == CellStatus::number && bits(fast) == bits(want))) &&
                   (!end == !padded_end) &&
@@ -104,7 +114,8 @@ bool agrees(const std::string& s) {
                   (!word_end || (word_end == long_padded.data() + s.size() && status == CellStatus::number &&
                                  bits(word) == bits(want))) &&
                   (!long_end == !padded_end) &&
-                  (!long_end || (long_end == long_padded.data() + s.size() && bits(fast_long) == bits(fast_padded)));
+                  (!long_end || (long_end == long_padded.data() + s.size() && bits(fast_long) == bits(fast_padded))) &&
+                  (!delimited_taken || (status == CellStatus::number && bits(delimited) == bits(want)));
   if (!ok) {
     CAPTURE(s);
     CAPTURE(static_cast<int>(status));
@@ -224,6 +235,7 @@ TEST_CASE("hard decimals convert as strtod does") {
     const std::string padded = s + ",0123456789abcdef";
     const char* word_end = mlt::io::detail::parse_decimal_word(padded.data(), v);
     CHECK((word_end == nullptr || word_end != padded.data() + s.size()));
+    CHECK_FALSE(mlt::io::detail::parse_delimited_number(padded.data(), padded.data() + s.size(), v));
   }
 }
 
@@ -233,6 +245,7 @@ TEST_CASE("millions of random decimals convert as strtod does") {
   std::mt19937_64 rng(20261124);
   std::size_t fast = 0;
   word_hits = 0;
+  delimited_hits = 0;
 #ifdef __SANITIZE_ADDRESS__
   const int n = 250000;
 #else
@@ -256,7 +269,64 @@ TEST_CASE("millions of random decimals convert as strtod does") {
   // the one-word converter, which takes at most 7 digits, on a good share.
   CHECK(fast > std::size_t{n} / 4);
   CHECK(word_hits > std::size_t{n} / 10);
+  // fast_float takes nearly every finite nonzero cell: most of the 2n.
+  CHECK(delimited_hits > std::size_t{n});
   CHECK(fast < std::size_t{2 * n} - std::size_t{n} / 4);
+}
+
+TEST_CASE("halfway decimals, the hardest to round, convert as strtod does") {
+  // The exact midpoint m between a double d and the next one up rounds to the even
+  // of the two; m cut short rounds down and m with a 1 far behind it rounds up: the
+  // decision rests on the last of 50 to 770 significant digits, past what the
+  // Eisel-Lemire step can see, so fast_float's big-integer comparison decides. m is
+  // exact in x87 long double (64-bit significand, d and its neighbour need 54 bits)
+  // and printed exactly by glibc's printf with enough digits.
+  std::mt19937_64 rng(1124);
+  delimited_hits = 0;
+#ifdef __SANITIZE_ADDRESS__
+  const int n = 20000;
+#else
+  const int n = 100000;
+#endif
+  int cases = 0;
+  for (int i = 0; i < n; ++i) {
+    double d;
+    do {
+      const std::uint64_t u = rng();
+      std::memcpy(&d, &u, sizeof d);
+    } while (!std::isfinite(d) || d == std::numeric_limits<double>::max() || d == -std::numeric_limits<double>::max());
+    // Most near 1, as data is (54 significant digits at most); the rest anywhere,
+    // subnormals and the overflow edge included (up to 770 digits).
+    const bool anywhere = rng() % 8 == 0;
+    int exponent = 0;
+    if (!anywhere) d = std::ldexp(std::frexp(d, &exponent), static_cast<int>(rng() % 80) - 40);
+    const double up = std::nextafter(d, d < 0 ? -HUGE_VAL : HUGE_VAL);
+    const long double mid = (static_cast<long double>(d) + static_cast<long double>(up)) / 2;
+    std::vector<char> buf(1200);
+    std::snprintf(buf.data(), buf.size(), "%.*Le", anywhere ? 800 : 60, mid);
+    std::string exact = buf.data();
+    const std::size_t e_at = exact.find('e');
+    std::string mantissa = exact.substr(0, e_at), tail = exact.substr(e_at);
+    while (mantissa.back() == '0') mantissa.pop_back();
+    if (mantissa.back() == '.') mantissa.pop_back();
+    // Cut after 20 significant digits or more (a sign, a point and 20 digits: 22
+    // bytes): off by less than 10^-19 of m, so still above d (half an ulp is 1.1e-16
+    // of it at least).
+    const std::size_t cut = 22 + rng() % std::max<std::size_t>(1, mantissa.size() > 22 ? mantissa.size() - 22 : 1);
+    for (const std::string& cell : {mantissa + tail, mantissa.substr(0, std::min(cut, mantissa.size())) + tail,
+                                    (mantissa.find('.') == std::string::npos ? mantissa + "." : mantissa) +
+                                        "00000000000000000001" + tail}) {
+      if (!plain_decimal(cell)) FAIL("the generator made " << cell);
+      // The generator's own check, with strtod alone: the cell lies between d and up.
+      const double r = std::strtod(cell.c_str(), nullptr);
+      if (r != d && r != up) FAIL("not between " << d << " and its neighbour: " << cell);
+      if (!agrees(cell)) return;
+      ++cases;
+    }
+  }
+  CHECK(cases == 3 * n);
+  // Nearly all are taken by fast_float (the rest: zeros, underflows to 0).
+  CHECK(delimited_hits > std::size_t{2 * n});
 }
 
 TEST_CASE("the reader's own loop gives strtod's bits for every cell of a file") {

@@ -8,12 +8,16 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../test_util.hpp"
 #include "mlt/io/csv.hpp"
+#include "mlt/io/csv_chunks.hpp"
 #include "mlt/io/number_format.hpp"
+#include "mlt/io/sha256.hpp"
 
 using mlt::io::ColumnSelection;
 using mlt::io::CsvOptions;
@@ -97,6 +101,37 @@ void check_table(const mlt::io::Table& t, const Written& w) {
   CHECK(mismatches == 0);
   CHECK(t.lines == w.lines);
   if (!w.labels.empty()) CHECK(t.text_column("label").values == w.labels);
+}
+
+// Runs `read` with standard input a pipe that another thread fills with `bytes`
+// (in pieces of 4 KiB, as a producer would), then puts standard input back.
+void from_pipe(const std::string& bytes, const std::function<void()>& read) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const int saved = ::dup(0);
+  REQUIRE(::dup2(fds[0], 0) == 0);
+  ::close(fds[0]);
+  std::thread producer([&, out = fds[1]] {
+    for (std::size_t at = 0; at < bytes.size();) {
+      const ssize_t w = ::write(out, bytes.data() + at, std::min<std::size_t>(4096, bytes.size() - at));
+      if (w <= 0) break;  // the reader stopped early (a failed check)
+      at += static_cast<std::size_t>(w);
+    }
+    ::close(out);
+  });
+  const auto restore = [&] {
+    ::close(0);  // the producer then stops, if the reader did not read to the end
+    producer.join();
+    ::dup2(saved, 0);
+    ::close(saved);
+  };
+  try {
+    read();
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
 }
 
 }  // namespace
@@ -217,4 +252,73 @@ TEST_CASE("rows placed in the matrix: across the reader's 16 MiB buffers") {
     CHECK(mlt::io::detail::last_read_placed_rows());
     check_table(t, w);
   }
+}
+
+TEST_CASE("standard input from a pipe: the same rows, the next buffer read ahead") {
+  // A pipe cannot be mapped or counted first: it is read into buffers, the next one
+  // read (and hashed) while this one is parsed, and records cut by a buffer's end
+  // are carried into the next. ~20 MB crosses the 16 MiB buffers.
+  for (const Dialect& d : {Dialect{"plain"}, Dialect{"everything", "\r\n", 31, 17, false, false, 0, true}}) {
+    const std::string name = d.name;
+    CAPTURE(name);
+    const Written w = write(d, 900000);
+    REQUIRE(w.csv.size() > (std::size_t{17} << 20));
+    for (unsigned threads : {1u, 2u}) {
+      CAPTURE(threads);
+      CsvOptions options;
+      options.threads = threads;
+      if (d.drop_every) options.missing = mlt::io::MissingPolicy::drop;
+      ColumnSelection columns;
+      if (d.label) columns.text = {"label"};
+      mlt::io::Table t;
+      from_pipe(w.csv, [&] { t = mlt::io::read_csv("-", options, columns); });
+      CHECK_FALSE(mlt::io::detail::last_read_placed_rows());
+      check_table(t, w);
+      CHECK(t.bytes == w.csv.size());
+      CHECK(t.sha256 == mlt::io::sha256_hex(w.csv));
+    }
+  }
+}
+
+TEST_CASE("a record longer than the buffer: the mapped window and the pipe's buffer grow") {
+  // Chunks of 4 KiB and one label of 50,000 bytes: the window over the file doubles
+  // until the record fits, and so does the pipe's buffer (its pieces read ahead stay
+  // 4 KiB); the rows, the labels and the hash come out as written either way, and
+  // the chunks are the same rows.
+  Written w = write(Dialect{"a text column", "\n", 0, 0, false, true, 0, true}, 3000);
+  const std::string needle = ",x3\n";
+  const std::size_t at = w.csv.find(needle, w.csv.size() / 2);
+  REQUIRE(at != std::string::npos);
+  const std::size_t row = static_cast<std::size_t>(std::count(w.csv.begin(), w.csv.begin() + at, '\n')) - 1;
+  const std::string long_label = "x3" + std::string(50000, 'y');
+  w.csv.replace(at + 1, 2, long_label);
+  w.labels[row] = long_label;
+  TempFile f(w.csv);
+  ColumnSelection columns;
+  columns.text = {"label"};
+  const auto read_all = [&](const std::string& path) {
+    mlt::io::CsvChunks chunks(path, CsvOptions{}, columns, 4096);
+    mlt::io::Table all, chunk;
+    std::vector<double> values;
+    std::vector<std::size_t> chunk_rows;
+    while (chunks.next(chunk)) {
+      chunk_rows.push_back(chunk.X.n_rows);
+      for (std::size_t i = 0; i < chunk.X.n_rows; ++i)
+        for (std::size_t j = 0; j < 3; ++j) values.push_back(chunk.X(i, j));
+      all.lines.insert(all.lines.end(), chunk.lines.begin(), chunk.lines.end());
+      if (all.text.empty()) all.text = chunk.text;
+      else for (auto& v : chunk.text[0].values) all.text[0].values.push_back(v);
+    }
+    CHECK(chunk_rows.size() > 10);  // the buffers were many, not one grown to the file
+    all.X = arma::mat(values.data(), 3, values.size() / 3).t();
+    check_table(all, w);
+    CHECK(chunks.sha256() == mlt::io::sha256_hex(w.csv));
+    CHECK(chunks.bytes() == w.csv.size());
+    return chunk_rows;
+  };
+  const std::vector<std::size_t> mapped = read_all(f.path());
+  std::vector<std::size_t> piped;
+  from_pipe(w.csv, [&] { piped = read_all("-"); });
+  // The same chunks: a streamed fit then adds the same rows in the same order.
+  CHECK(piped == mapped);
 }

@@ -65,3 +65,25 @@ TEST_CASE("the scan finds the next separator from any forward position") {
     }
   }
 }
+
+TEST_CASE("line feeds counted 64 bytes at a time agree with a byte loop") {
+  // Every start and end offset around the 64-byte step, line feeds dense or sparse.
+  std::mt19937_64 rng(24);
+  for (int it = 0; it < 2000; ++it) {
+    const std::size_t n = rng() % 400;
+    const unsigned density = 1 + static_cast<unsigned>(rng() % 70);
+    std::string s(n, 'x');
+    for (char& c : s)
+      if (rng() % density == 0) c = "\n\r,"[rng() % 3];
+    const std::size_t b = n ? rng() % n : 0, e = b + (n > b ? rng() % (n - b + 1) : 0);
+    std::uint64_t want = 0;
+    for (std::size_t i = b; i < e; ++i) want += s[i] == '\n';
+    if (mlt::io::detail::count_line_feeds(s.data() + b, s.data() + e) != want) {
+      CAPTURE(s);
+      CAPTURE(b);
+      CAPTURE(e);
+      CHECK(mlt::io::detail::count_line_feeds(s.data() + b, s.data() + e) == want);
+      break;
+    }
+  }
+}
