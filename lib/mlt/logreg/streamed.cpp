@@ -7,7 +7,8 @@
 
 namespace mlt::logreg {
 
-void ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, arma::mat& Z, Labels& y, arma::vec& c) const {
+const arma::mat& ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, arma::mat& buffer, Labels& y,
+                                    arma::vec& c) const {
   if (Y.n_cols != 1 || Y.n_rows != X.n_rows)
     throw Error("internal: a classification chunk needs one column of class indices", kExitSoftware);
   y.set_size(X.n_rows);
@@ -21,7 +22,9 @@ void ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, arma::mat& Z, La
     y[i] = positive < 0 ? k : (static_cast<long>(k) == positive ? 1 : 0);
     c[i] = class_weight[k];
   }
-  Z = scaler ? scaler->transform(X) : X;
+  if (!scaler) return X;
+  buffer = scaler->transform(X);
+  return buffer;
 }
 
 void sum_over_ranks(const Communicator& comm, std::vector<double>& values) {
@@ -64,11 +67,11 @@ StreamedObjective::AtPoint StreamedObjective::function_pass(const arma::mat& the
   const std::size_t problem_classes = m_ == 1 ? 2 : m_;
   double loss = 0;
   arma::mat gradient(n_rows(), m_, arma::fill::zeros), diag(n_rows(), m_, arma::fill::zeros), g;
-  arma::mat Z;
+  arma::mat buffer;
   Labels y;
   arma::vec c;
   reader_.read([&](const arma::mat& X, const arma::mat& Y) {
-    rows_.prepare(X, Y, Z, y, c);
+    const arma::mat& Z = rows_.prepare(X, Y, buffer, y, c);
     // The chunk's loss terms: the in-memory objective over its rows, without the penalty.
     LogisticObjective chunk(Z, y, problem_classes, c, 0.0, intercept_);
     loss += chunk.EvaluateWithGradient(theta, g);
@@ -109,11 +112,11 @@ double StreamedObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat
 void StreamedObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
   const std::size_t problem_classes = m_ == 1 ? 2 : m_;
   arma::mat sum(n_rows(), m_, arma::fill::zeros), part;
-  arma::mat Z;
+  arma::mat buffer;
   Labels y;
   arma::vec c;
   reader_.read([&](const arma::mat& X, const arma::mat& Y) {
-    rows_.prepare(X, Y, Z, y, c);
+    const arma::mat& Z = rows_.prepare(X, Y, buffer, y, c);
     LogisticObjective chunk(Z, y, problem_classes, c, 0.0, intercept_);
     chunk.SetCurvaturePoint(curvature_point_);
     chunk.HessianVector(v, part);

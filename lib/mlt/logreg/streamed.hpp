@@ -41,9 +41,10 @@ struct ChunkRows {
   // One binary problem "class `positive` vs the rest" (ovr); -1: the labels as they are.
   long positive = -1;
   arma::vec class_weight;                // c_i = class_weight[y_i] (the data's class, size K)
-  // X (m x p) and Y (m x 1, class indices as doubles) of a chunk -> the design rows Z,
-  // the problem's labels and the sample weights. Throws DataError for a bad value.
-  void prepare(const arma::mat& X, const arma::mat& Y, arma::mat& Z, Labels& y, arma::vec& c) const;
+  // X (m x p) and Y (m x 1, class indices as doubles) of a chunk -> the problem's
+  // labels and sample weights, and the design rows: X itself, or its standardized copy
+  // in `buffer`.
+  const arma::mat& prepare(const arma::mat& X, const arma::mat& Y, arma::mat& buffer, Labels& y, arma::vec& c) const;
 };
 
 // Reads the rows of `passes` as checked rows: every chunk through `check` (a DataError
