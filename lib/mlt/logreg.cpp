@@ -39,6 +39,8 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/rowwise.hpp"
+#include "mlt/core/scatter.hpp"
+#include "mlt/logreg/streamed.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/validate.hpp"
 
@@ -147,6 +149,24 @@ double LogisticObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat
   return loss + 0.5 * lambda_ * arma::accu(W % PW);
 }
 
+void LogisticObjective::SetCurvaturePoint(const arma::mat& theta) {
+  // The weights of EvaluateWithGradient, by the same formulas.
+  const arma::mat S = Scores(theta);
+  if (m_ == 1) {
+    prob_.set_size(S.n_rows, 1);
+    curv_.set_size(S.n_rows);
+    for (arma::uword i = 0; i < S.n_rows; ++i) {
+      prob_[i] = sigmoid(S[i]);
+      curv_[i] = c_[i] * prob_[i] * sigmoid(-S[i]);
+    }
+  } else {
+    prob_ = S;
+    softmax_rows(prob_);
+  }
+  cached_theta_.reset();
+  cached_scores_.reset();
+}
+
 void LogisticObjective::Gradient(const arma::mat& theta, arma::mat& gradient) {
   EvaluateWithGradient(theta, gradient);
 }
@@ -212,6 +232,33 @@ LogRegFitInfo fit_info_of(const tron::Result& r) {
   return fi;
 }
 
+void check_params(const LogRegParams& p) {
+  if (!(p.lambda >= 0) || !std::isfinite(p.lambda)) throw UsageError("lambda must be a finite number >= 0");
+  if (!(p.tol > 0) || !std::isfinite(p.tol)) throw UsageError("tol must be a finite number > 0");
+  if (p.max_iter < 1) throw UsageError("max_iter must be >= 1");
+}
+
+// The stopping test of LogRegParams::tol, ‖∇f‖ <= L λ tol / R, and the bound it proves,
+// max |p - p*| <= R ‖∇f‖ / (L λ). L = 4 binary (and each ovr problem), 2 multinomial.
+// `floor_converges`: stopping at the solver's precision limit counts as converged.
+LogRegFitInfo solve_problem(tron::Objective& f, arma::mat& theta, const LogRegParams& p, double L, double R,
+                    bool floor_converges) {
+  // λ = 0, or R = 0 (all-zero rows, no intercept: every probability is fixed): no
+  // bound to meet, so run to the solver's precision limit.
+  const bool bounded = p.lambda > 0 && R > 0;
+  const double gradient_tol = bounded ? L * p.lambda * p.tol / R : 0.0;
+  LogRegFitInfo fi = fit_info_of(tron::minimize(f, theta, gradient_tol, p.max_iter, !bounded || floor_converges));
+  fi.proba_bound = bounded ? R * fi.gradient_norm / (L * p.lambda) : arma::datum::nan;
+  return fi;
+}
+
+// max_i ‖z_i‖² of Z's rows, a column at a time: no squared copy of Z.
+double max_row_norm_sq(const arma::mat& Z) {
+  arma::vec row_sq(Z.n_rows, arma::fill::zeros);
+  for (arma::uword j = 0; j < Z.n_cols; ++j) row_sq += arma::square(Z.col(j));
+  return Z.n_rows ? row_sq.max() : 0.0;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------
@@ -227,24 +274,14 @@ LogReg& LogReg::fit(const arma::mat& X, const Labels& y, std::size_t n_classes, 
 
 LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_classes, const LogReg* start) {
   const Params& p = params_;
-  if (!(p.lambda >= 0) || !std::isfinite(p.lambda)) throw UsageError("lambda must be a finite number >= 0");
-  if (!(p.tol > 0) || !std::isfinite(p.tol)) throw UsageError("tol must be a finite number > 0");
-  if (p.max_iter < 1) throw UsageError("max_iter must be >= 1");
+  check_params(p);
   check_fit_input(X, 1);
   check_same_rows(X, y.n_elem, "labels");
   const arma::uword n = X.n_rows;
   const arma::uvec counts = check_class_labels(y, n_classes);
   const std::size_t K = counts.n_elem;
 
-  // Start over.
-  n_features_ = X.n_cols;
-  n_classes_ = 0;
-  scaler_ = Standardizer();
-  kernel_ = Kernel();
-  train_.reset();
-  coef_.reset();
-  dual_coef_.reset();
-  fit_info_.clear();
+  start_over(X.n_cols);
 
   arma::mat Xs;
   if (p.standardize) Xs = scaler_.fit(X).transform(X);
@@ -274,28 +311,16 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
     theta_start = arma::join_cols(W, start->intercept_.t());
   }
 
-  // The stopping test of LogRegParams::tol, ‖∇f‖ <= L λ tol / R, and the bound it proves,
-  // max |p - p*| <= R ‖∇f‖ / (L λ). L = 4 binary (and each ovr problem), 2 multinomial.
-  // Linear: R = max_i ‖(z_i, 1)‖. Kernel: R = sqrt(max c / min c) (first order).
+  // The stopping test (solve above). Linear: R = max_i ‖(z_i, 1)‖. Kernel:
+  // R = sqrt(max c / min c) (first order).
   const bool ovr = K > 2 && p.multiclass == MultiClass::ovr;
-  double row_norm = 0;
-  if (!p.kernelized) {
-    arma::vec row_sq(n, arma::fill::zeros);  // ‖z_i‖², a column at a time: no squared copy of Z
-    for (arma::uword j = 0; j < d; ++j) row_sq += arma::square(Z.col(j));
-    row_norm = std::sqrt(row_sq.max() + (p.fit_intercept ? 1.0 : 0.0));
-  }
+  const double row_norm = p.kernelized ? 0.0 : std::sqrt(max_row_norm_sq(Z) + (p.fit_intercept ? 1.0 : 0.0));
   const double L = K == 2 || ovr ? 4.0 : 2.0;
   const auto solve = [&](LogisticObjective& f, arma::mat& theta, const arma::vec& c) {
     const double R = p.kernelized ? std::sqrt(c.max() / c.min()) : row_norm;
-    // λ = 0, or R = 0 (all-zero rows, no intercept: every probability is fixed): no
-    // bound to meet, so run to the solver's precision limit.
-    const bool bounded = p.lambda > 0 && R > 0;
-    const double gradient_tol = bounded ? L * p.lambda * p.tol / R : 0.0;
     // Kernel models are outside the guarantee (ill-conditioned in q, or indefinite):
     // stopping at the precision limit is as far as this solver goes, not a failure.
-    LogRegFitInfo fi = fit_info_of(tron::minimize(f, theta, gradient_tol, p.max_iter, !bounded || p.kernelized));
-    fi.proba_bound = bounded ? R * fi.gradient_norm / (L * p.lambda) : arma::datum::nan;
-    fit_info_.push_back(fi);
+    fit_info_.push_back(solve_problem(f, theta, p, L, R, p.kernelized));
   };
 
   // theta_all: (d + 1) x m, columns = outputs.
@@ -336,11 +361,153 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
   intercept_ = p.fit_intercept ? arma::vec(theta_all.row(d).t()) : arma::vec(m, arma::fill::zeros);
   if (p.kernelized) coef_.set_size(m, 0);  // n_outputs() reads coef_.n_rows
   n_classes_ = K;
+  warn_about_fit(p.lambda == 0 && arma::all(predict(X) == y));
+  return *this;
+}
 
-  // Report what the user should know.
+// The streamed and distributed fit. Against fit on the same rows: every chunk's terms
+// are fit's arithmetic, but f, ∇f and H v are summed chunk by chunk and rank by rank,
+// and the standardizer's moments come from the merged scatter; so each quantity differs
+// from fit's by rounding (about n ε times its terms' size), and TRON, on the same
+// stopping test, stops at another point meeting it. Both points are proven within their
+// own proba_bound of the optimum's probabilities (LogRegParams::tol), so the honest
+// comparison is the triangle inequality: the two fits' training probabilities differ by
+// at most the sum of their bounds (each <= tol), times λ/μ where the intercepts make the
+// problem worse conditioned than λ; their coefficients by at most the sum of their
+// gradient norms over μ; and a predicted label can differ only on a row whose top two
+// probabilities are that close (tests/lib/logreg_test.cpp measures each).
+LogReg& LogReg::fit_stream(const RowPasses& passes, std::size_t n_classes, const Communicator& comm) {
+  const Params& p = params_;
+  check_params(p);
+  if (p.kernelized)
+    throw UsageError("kernel logistic regression needs the training rows in memory (its Gram matrix is n x n): a "
+                     "streamed or distributed fit is linear only");
+  // The labels' pass found every class (every rank knows the same n_classes).
+  if (n_classes < 2) throw DataError("only one class in the training data; a classifier needs two");
+  start_over(0);
+  logreg::PassReader reader(passes, comm);
+
+  // Pass 1: fit's checks, the class counts, and the moments to standardize by, or R.
+  std::size_t width = 0;
+  double max_sq = 0;
+  std::vector<double> counts(n_classes + 1, 0.0);  // the rows, then the rows per class
+  ScatterAccumulator moments;
+  reader.read([&](const arma::mat& X, const arma::mat& Y) {
+    check_fit_input(X, 1);
+    check_same_rows(X, Y.n_rows, "labels");
+    if (width == 0) {
+      width = X.n_cols;
+      if (p.standardize) moments = ScatterAccumulator(width);
+    } else if (X.n_cols != width) {
+      throw Error("internal: chunks of different widths", kExitSoftware);
+    }
+    counts[0] += X.n_rows;
+    for (arma::uword i = 0; i < X.n_rows; ++i) {
+      if (Y.n_cols != 1 || !(Y[i] >= 0 && Y[i] < static_cast<double>(n_classes)) || Y[i] != std::floor(Y[i]))
+        throw Error("internal: a streamed classification needs one column of class indices below " +
+                    std::to_string(n_classes), kExitSoftware);
+      counts[1 + static_cast<std::size_t>(Y[i])] += 1;
+    }
+    if (p.standardize) moments.add(X);
+    else max_sq = std::max(max_sq, max_row_norm_sq(X));
+  });
+  // Integers below 2⁵³: exact in any order.
+  logreg::sum_over_ranks(comm, counts);
+  // The width (from any rank that read rows) and the largest row norm of all.
+  for (const std::string& part : comm.allgather(to_bytes({static_cast<double>(width), max_sq}))) {
+    const std::vector<double> v = doubles_of(part);
+    if (v[0] != 0) width = static_cast<std::size_t>(v[0]);
+    max_sq = std::max(max_sq, v[1]);
+  }
+  if (p.standardize) moments = merge_ranks(moments, comm);
+  const double n = counts[0];
+  if (n == 0) throw DataError("0 samples, need at least 1");
+  std::size_t present = 0;
+  for (std::size_t k = 0; k < n_classes; ++k) present += counts[1 + k] > 0;
+  if (present < 2) throw DataError("only one class in the training data; a classifier needs two");
+  for (std::size_t k = 0; k < n_classes; ++k)
+    if (counts[1 + k] == 0) throw DataError("class " + std::to_string(k) + " has no training samples");
+  const std::size_t K = n_classes, d = width;
+  n_features_ = d;
+
+  if (p.standardize) {
+    scaler_ = Standardizer::from_scatter(moments, d);
+    // Pass 2: R of the standardized rows.
+    max_sq = 0;
+    reader.read([&](const arma::mat& X, const arma::mat&) { max_sq = std::max(max_sq, max_row_norm_sq(scaler_.transform(X))); });
+    for (const std::string& part : comm.allgather(to_bytes({max_sq}))) max_sq = std::max(max_sq, doubles_of(part)[0]);
+  }
+  const double R = std::sqrt(max_sq + (p.fit_intercept ? 1.0 : 0.0));
+
+  // The problems of fit, with its class weights computed by the same expressions.
+  const bool ovr = K > 2 && p.multiclass == MultiClass::ovr;
+  const double L = K == 2 || ovr ? 4.0 : 2.0;
+  logreg::ChunkRows rows;
+  rows.scaler = p.standardize ? &scaler_ : nullptr;
+  rows.n_classes = K;
+  rows.class_weight.ones(K);
+  arma::mat theta_all;
+  if (!ovr) {
+    if (p.balanced)
+      for (std::size_t k = 0; k < K; ++k) rows.class_weight[k] = n / (double(K) * counts[1 + k]);
+    logreg::StreamedObjective f(reader, rows, d, p.lambda, p.fit_intercept);
+    arma::mat theta(f.n_rows(), f.n_outputs(), arma::fill::zeros);
+    fit_info_.push_back(solve_problem(f, theta, p, L, R, false));
+    theta_all = theta;
+    if (K > 2 && p.fit_intercept) theta_all.row(d) -= arma::mean(theta_all.row(d));
+  } else {
+    theta_all.zeros(d + 1, K);
+    for (std::size_t k = 0; k < K; ++k) {
+      rows.positive = static_cast<long>(k);
+      if (p.balanced) {
+        const double pos = counts[1 + k], neg = n - pos;
+        for (std::size_t j = 0; j < K; ++j) rows.class_weight[j] = n / (2.0 * (j == k ? pos : neg));
+      }
+      logreg::StreamedObjective f(reader, rows, d, p.lambda, p.fit_intercept);
+      arma::mat theta(f.n_rows(), 1, arma::fill::zeros);
+      fit_info_.push_back(solve_problem(f, theta, p, L, R, false));
+      theta_all.col(k).head(f.n_rows()) = theta;
+    }
+  }
+  if (!theta_all.is_finite()) throw DataError("logreg: the optimization produced non-finite weights");  // never expected
+  const arma::uword m = theta_all.n_cols;
+  coef_ = theta_all.rows(0, d - 1).t();
+  intercept_ = p.fit_intercept ? arma::vec(theta_all.row(d).t()) : arma::vec(m, arma::fill::zeros);
+  n_classes_ = K;
+
+  // λ = 0: one more pass, to tell separable classes (fit's warning).
+  bool separable = false;
+  if (p.lambda == 0) {
+    std::vector<double> wrong{0};
+    reader.read([&](const arma::mat& X, const arma::mat& Y) {
+      const Labels pred = predict(X);
+      for (arma::uword i = 0; i < X.n_rows; ++i) wrong[0] += static_cast<double>(pred[i]) != Y[i];
+    });
+    logreg::sum_over_ranks(comm, wrong);
+    separable = wrong[0] == 0;
+  }
+  data_passes_ = reader.passes();
+  warn_about_fit(separable);
+  return *this;
+}
+
+void LogReg::start_over(std::size_t n_features) {
+  n_features_ = n_features;
+  n_classes_ = 0;
+  scaler_ = Standardizer();
+  kernel_ = Kernel();
+  train_.reset();
+  coef_.reset();
+  dual_coef_.reset();
+  fit_info_.clear();
+  data_passes_ = 0;
+}
+
+void LogReg::warn_about_fit(bool separable) const {
+  const Params& p = params_;
+  const bool ovr = n_classes_ > 2 && p.multiclass == MultiClass::ovr;
   bool all_converged = true;
   for (const auto& fi : fit_info_) all_converged = all_converged && fi.converged;
-  const bool separable = p.lambda == 0 && arma::all(predict(X) == y);
   if (separable) {
     warn("logreg: lambda = 0 and the training classes are perfectly separated: the unpenalized optimum is at "
          "infinity, so the weights are only as large as the " +
@@ -360,7 +527,6 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
                                      "or standardize badly scaled features"));
     }
   }
-  return *this;
 }
 
 void LogReg::require_fitted() const {

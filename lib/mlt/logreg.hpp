@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "mlt/core/distributed.hpp"
+#include "mlt/core/row_passes.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
@@ -118,6 +120,9 @@ class LogisticObjective : public tron::Objective {
   double Evaluate(const arma::mat& theta) const override;
   void Gradient(const arma::mat& theta, arma::mat& gradient);
   double EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient) override;
+  // Makes θ the curvature point without computing f or ∇f (a streamed fit's
+  // Hessian-vector pass over a chunk: StreamedObjective, logreg/streamed.hpp).
+  void SetCurvaturePoint(const arma::mat& theta);
   // H v at the last EvaluateWithGradient point; v and hv have θ's shape.
   void HessianVector(const arma::mat& v, arma::mat& hv) const override;
   // diag(H) at the same point, θ's shape (for the CG preconditioner).
@@ -163,6 +168,26 @@ class LogReg {
   // tol and max_iter; UsageError when its parameter shapes differ. The stopping test is
   // absolute (LogRegParams::tol), so the result meets the same tolerance as fit().
   LogReg& fit(const arma::mat& X, const Labels& y, std::size_t n_classes, const LogReg& start);
+  // The same fit (linear models only) from rows read in passes (core/row_passes.hpp):
+  // each pass gives X (m x p) and Y (m x 1, the class index 0 .. n_classes - 1 as a
+  // double) chunk by chunk, holding O(p K) state instead of the rows. Under several
+  // ranks (comm, core/distributed.hpp) each rank's passes read its own rows; every
+  // rank runs the same solver on the sums of all ranks' terms, added in rank order, so
+  // the model is the same on every rank. A single pass reader (logreg/streamed.hpp):
+  //   1 pass: checks, class counts, the features' moments (--standardize: a p x p
+  //     scatter, ScatterAccumulator) or else the largest row norm R;
+  //   1 pass more when standardizing: R of the standardized rows;
+  //   per Newton iteration 1 pass (f, ∇f and diag H at the trial point), per CG step
+  //     1 pass (H v); ovr repeats this per class; 1 pass more when λ = 0 (the
+  //     separability warning).
+  // The same stopping test as fit (LogRegParams::tol), so the model is fit's up to
+  // the rounding of the sums' order (logreg.cpp derives the comparison). Throws
+  // UsageError for a kernel model (its n x n Gram matrix needs the rows in memory), and
+  // what fit throws, on every rank alike (the first failing rank's error).
+  LogReg& fit_stream(const RowPasses& passes, std::size_t n_classes, const Communicator& comm = single_process());
+  // Reads of the data by the last fit_stream; 0 after fit.
+  std::size_t data_passes() const { return data_passes_; }
+
   // X: m x p -> class indices (m); ties go to the lower class index.
   Labels predict(const arma::mat& X) const;
   // X: m x p -> probabilities m x K, rows summing to 1.
@@ -193,6 +218,9 @@ class LogReg {
  private:
   void require_fitted() const;
   LogReg& fit_from(const arma::mat& X, const Labels& y, std::size_t n_classes, const LogReg* start);
+  void start_over(std::size_t n_features);
+  // Warns about a fit that stopped short or an unpenalized separable problem.
+  void warn_about_fit(bool separable) const;
 
   Params params_;
   std::size_t n_features_ = 0;
@@ -204,6 +232,7 @@ class LogReg {
   arma::mat dual_coef_;  // n x n_outputs (kernel)
   arma::vec intercept_;  // n_outputs
   std::vector<LogRegFitInfo> fit_info_;
+  std::size_t data_passes_ = 0;
 };
 
 static_assert(ProbabilisticClassifier<LogReg>);

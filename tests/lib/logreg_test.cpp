@@ -5,11 +5,18 @@
 
 #include <doctest/doctest.h>
 
+#include <barrier>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/io/csv.hpp"
@@ -432,4 +439,375 @@ TEST_CASE("warm start along a lambda path: the cold fits' optimum, in fewer Newt
   mlt::LogReg two, three;
   two.fit(X, y2);
   CHECK_THROWS_AS(three.fit(X, y3, 0, two), mlt::UsageError);
+}
+
+// ---------------------------------------------------------------------------------
+// The streamed fit (LogReg::fit_stream) against the in-memory fit.
+
+namespace {
+
+// The rows of X with their labels as doubles, `rows` at a time; counts the passes opened.
+struct MatrixPasses {
+  const arma::mat& X;
+  arma::mat Y;
+  arma::uword rows;
+  std::shared_ptr<std::size_t> opened = std::make_shared<std::size_t>(0);
+
+  MatrixPasses(const arma::mat& X_, const mlt::Labels& y, arma::uword rows_)
+      : X(X_), Y(arma::conv_to<arma::vec>::from(y)), rows(rows_) {}
+
+  mlt::RowPasses passes() const {
+    return [this]() -> mlt::RowChunks {
+      ++*opened;
+      auto at = std::make_shared<arma::uword>(0);
+      return [this, at](arma::mat& Xc, arma::mat& Yc) {
+        if (*at >= X.n_rows) return false;
+        const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
+        Xc = X.rows(*at, last);
+        Yc = Y.rows(*at, last);
+        *at = last + 1;
+        return true;
+      };
+    };
+  }
+};
+
+// The largest probability bound and gradient norm over a fit's problems.
+std::pair<double, double> bound_and_gradient(const mlt::LogReg& m) {
+  // ovr: the joint gradient of the K independent problems.
+  double bound = 0, g2 = 0;
+  for (const auto& fi : m.fit_info()) {
+    bound = std::max(bound, fi.proba_bound);
+    g2 += fi.gradient_norm * fi.gradient_norm;
+  }
+  return {bound, std::sqrt(g2)};
+}
+
+// Rows whose predicted class two fits, each within `eps` of the optimum's
+// probabilities, could disagree on: the top two of `proba` within 2 eps.
+arma::uword ambiguous_rows(const arma::mat& proba, double eps) {
+  arma::uword count = 0;
+  for (arma::uword i = 0; i < proba.n_rows; ++i) {
+    const arma::rowvec sorted = arma::sort(proba.row(i), "descend");
+    count += sorted[0] - sorted[1] <= 2 * eps;
+  }
+  return count;
+}
+
+// What widens the sum of two fits' probability bounds into the bound on their
+// difference (the comparison is derived in the test below).
+struct Agreement {
+  double amplify = 1;   // ovr: the normalization's (K - 1) / Σ_j σ_j, at most
+  double rounding = 0;  // the two sums' orders: 2 R² n ε c_max / (L λ)
+};
+Agreement agreement(const Case& c, const mlt::LogRegParams& p, const arma::mat& X, const mlt::Labels& y,
+                    const mlt::LogReg& fitted) {
+  Agreement a;
+  const std::size_t K = fitted.n_classes();
+  if (p.multiclass == mlt::MultiClass::ovr && K > 2) {
+    const arma::mat sig = 1 / (1 + arma::exp(-fitted.decision_function(X)));
+    a.amplify = double(K - 1) / arma::sum(sig, 1).min();
+  }
+  const double n = X.n_rows;
+  const double R2 = arma::sum(arma::square(p.standardize ? fitted.scaler().transform(X) : X), 1).max() + 1;
+  // The largest class weight is at most n / (2 n_k) for the smallest class k.
+  arma::uvec counts(K, arma::fill::zeros);
+  for (const arma::uword k : y) ++counts[k];
+  const double c_max = p.balanced ? n / (2.0 * double(counts.min())) : 1.0;
+  const double L = K == 2 || p.multiclass == mlt::MultiClass::ovr ? 4.0 : 2.0;
+  a.rounding = 2 * R2 * n * 2.2e-16 * c_max / (L * c.lambda);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("streamed fit equals the in-memory fit: probabilities within the sum of both proven bounds, labels identical") {
+  // Both fits stop on the same absolute test (LogRegParams::tol), each proven within its
+  // proba_bound of the optimum's probabilities (up to λ/μ where the intercepts make μ < λ,
+  // the fixture script's μ), so they differ by at most the sum; their coefficients by
+  // at most the sum of their gradient norms over μ. Rounding: each fit's gradient is a
+  // sum of n terms of size <= c_max R, off by at most n ε c_max R; through the bound
+  // that moves a probability by R n ε c_max R / (L λ), allowed twice (the streamed fit's
+  // standardizer, from the merged scatter, moves z by a few ε |z|: far below that).
+  using mlt::MultiClass;
+  const Case cases[] = {
+      {"iris_binary", "species", 1.0},
+      {"iris_multinomial", "species", 1.0},
+      {"iris_ovr", "species", 0.1, MultiClass::ovr},
+      {"wine_balanced", "cultivar", 2.0, MultiClass::multinomial, true, 0, 0.56},
+      {"wine_ovr_balanced", "cultivar", 1.0, MultiClass::ovr, true, 0, 0.69},
+      {"breast_cancer", "diagnosis", 0.1},
+  };
+  for (const Case& c : cases) {
+    for (bool standardize : {true, false}) {
+      const std::string name = c.name;
+      // Unstandardized, wine and breast cancer (features up to 1680 and 2500) reach the
+      // precision limit before tol in memory too: iris alone.
+      if (!standardize && name.rfind("iris", 0) != 0) continue;
+      CAPTURE(name);
+      CAPTURE(standardize);
+      const std::string base = source_path(std::string("tests/fixtures/logreg/") + c.name);
+      mlt::io::ColumnSelection sel;
+      sel.text = {c.target};
+      const auto data = mlt::io::read_csv(base + "_data.csv", {}, sel);
+      mlt::LabelEncoder enc;
+      const mlt::Labels y = enc.fit_encode(data.text[0].values);
+      const std::size_t K = enc.n_classes();
+      mlt::LogRegParams p;
+      p.lambda = c.lambda;
+      p.standardize = standardize;
+      p.multiclass = c.multiclass;
+      p.balanced = c.balanced;
+      p.max_iter = 1000;  // unstandardized wine needs more than the default
+      mlt::LogReg memory(p);
+      memory.fit(data.X, y, K);
+      const arma::mat proba = memory.predict_proba(data.X);
+      const auto [bound_m, g_m] = bound_and_gradient(memory);
+      for (const auto& fi : memory.fit_info()) REQUIRE(fi.converged);
+
+      // μ/λ was measured standardized; unstandardized the bound on coefficients is
+      // left out (μ unknown) and the probabilities keep their proven bounds.
+      const double slack = standardize ? 1 / std::min(1.0, c.mu_over_lambda) : 1.0;
+      const Agreement agree = agreement(c, p, data.X, y, memory);
+
+      for (arma::uword rows : {arma::uword(1), arma::uword(37), data.X.n_rows}) {
+        if (rows == 1 && !standardize) continue;  // one-row chunks once per case: enough
+        CAPTURE(rows);
+        MatrixPasses src(data.X, y, rows);
+        mlt::LogReg streamed(p);
+        streamed.fit_stream(src.passes(), K);
+        REQUIRE(streamed.fit_info().size() == memory.fit_info().size());
+        for (const auto& fi : streamed.fit_info()) CHECK(fi.converged);
+        const auto [bound_s, g_s] = bound_and_gradient(streamed);
+        CHECK(bound_s <= p.tol);
+
+        const double eps = (bound_s + bound_m) * slack * agree.amplify + agree.rounding;
+        const double dp = arma::abs(streamed.predict_proba(data.X) - proba).max();
+        CHECK(dp <= eps);
+        if (standardize) {
+          const double dcoef = std::max(arma::abs(streamed.intercept() - memory.intercept()).max(),
+                                        arma::abs(streamed.coef() - memory.coef()).max());
+          CHECK(dcoef <= (g_s + g_m) * slack / c.lambda + 1e-11);
+          MESSAGE(name << ", chunks of " << rows << ": max |coef - memory| " << dcoef << ", bound "
+                       << (g_s + g_m) * slack / c.lambda);
+        }
+        // No row is near enough a tie for the labels to differ, so they must not.
+        CHECK(ambiguous_rows(proba, eps) == 0);
+        CHECK(arma::all(streamed.predict(data.X) == memory.predict(data.X)));
+        MESSAGE(name << (standardize ? std::string(" standardized") : std::string()) << ", chunks of " << rows << ": max |p - memory| " << dp
+                     << ", bound " << eps << ", " << streamed.data_passes() << " passes");
+
+        // The passes are the ones the header counts: the setup's, then per problem one
+        // for the start, at least one per Newton step and one per CG step.
+        CHECK(streamed.data_passes() == *src.opened);
+        std::size_t least = standardize ? 2 : 1;
+        for (const auto& fi : streamed.fit_info()) least += 1 + fi.iterations + fi.cg_iterations;
+        CHECK(streamed.data_passes() >= least);
+        CHECK(streamed.data_passes() <= least + 3 * streamed.fit_info().size() + 30);  // a few rejected steps
+      }
+    }
+  }
+}
+
+TEST_CASE("streamed fit: kernels refused, lambda = 0 separable warned, bad rows and changing data stop it") {
+  const arma::mat X = random_matrix(60, 2, 3);
+  mlt::Labels y(60);
+  for (arma::uword i = 0; i < 60; ++i) y[i] = X(i, 0) + 0.3 * X(i, 1) > 0 ? 1 : 0;
+  MatrixPasses src(X, y, 16);
+
+  mlt::LogRegParams kernel;
+  kernel.kernelized = true;
+  kernel.kernel.type = mlt::KernelType::rbf;
+  CHECK_THROWS_WITH_AS(mlt::LogReg(kernel).fit_stream(src.passes(), 2), doctest::Contains("rows in memory"),
+                       mlt::UsageError);
+  CHECK_THROWS_WITH_AS(mlt::LogReg().fit_stream(src.passes(), 1), doctest::Contains("only one class"), mlt::DataError);
+  // Class 2 declared, never seen.
+  CHECK_THROWS_WITH_AS(mlt::LogReg().fit_stream(src.passes(), 3), doctest::Contains("class 2 has no training samples"),
+                       mlt::DataError);
+
+  {
+    WarningCatcher warnings;
+    mlt::LogRegParams p;
+    p.lambda = 0;
+    p.max_iter = 30;
+    mlt::LogReg m(p);
+    m.fit_stream(src.passes(), 2);
+    CHECK(warnings.any_contains("perfectly separated"));
+    CHECK(arma::all(m.predict(X) == y));
+  }
+
+  // A bad cell in the third pass (the source throws it with its location) and a pass
+  // that gives fewer rows than the first: the fit stops with that error.
+  for (bool shrink : {false, true}) {
+    CAPTURE(shrink);
+    auto opened = std::make_shared<int>(0);
+    const mlt::RowPasses inner = src.passes();
+    const mlt::RowPasses failing = [&, opened]() -> mlt::RowChunks {
+      const int pass = ++*opened;
+      mlt::RowChunks next = inner();
+      auto chunk = std::make_shared<int>(0);
+      return [=](arma::mat& Xc, arma::mat& Yc) {
+        if (pass == 3 && ++*chunk == 3) {
+          if (shrink) return false;
+          throw mlt::DataError("data.csv:40:2: not a number");
+        }
+        return next(Xc, Yc);
+      };
+    };
+    const std::string message = shrink ? "the data changed while it was read" : "data.csv:40:2";
+    CHECK_THROWS_WITH_AS(mlt::LogReg().fit_stream(failing, 2), doctest::Contains(message.c_str()), mlt::DataError);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// The fit over N ranks (threads as ranks, real collectives over a barrier).
+
+namespace {
+
+// N threads as N ranks: each collective is a write to the rank's slot, a barrier, a
+// read of every slot, and a barrier before the slots are reused.
+class ThreadRanks {
+ public:
+  explicit ThreadRanks(int n) : n_(n), sync_(n), slots_(static_cast<std::size_t>(n)) {}
+
+  class Rank final : public mlt::Communicator {
+   public:
+    Rank(ThreadRanks& all, int rank) : all_(all), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return all_.n_; }
+    std::vector<std::string> allgather(const std::string& local) const override {
+      all_.slots_[static_cast<std::size_t>(rank_)] = local;
+      all_.sync_.arrive_and_wait();
+      std::vector<std::string> every = all_.slots_;
+      all_.sync_.arrive_and_wait();
+      return every;
+    }
+    std::vector<std::string> gather(const std::string& local, int root) const override {
+      std::vector<std::string> every = allgather(local);
+      return rank_ == root ? every : std::vector<std::string>{};
+    }
+    void broadcast(std::string& bytes, int root) const override { bytes = allgather(bytes)[static_cast<std::size_t>(root)]; }
+
+   private:
+    ThreadRanks& all_;
+    int rank_;
+  };
+
+  // Runs body(comm, rank) on every rank; rethrows nothing: each rank's error message, in
+  // rank order ("" where it succeeded).
+  std::vector<std::string> run(const std::function<void(const mlt::Communicator&, int)>& body) {
+    std::vector<std::string> errors(static_cast<std::size_t>(n_));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < n_; ++r)
+      threads.emplace_back([&, r] {
+        Rank comm(*this, r);
+        try {
+          body(comm, r);
+        } catch (const std::exception& e) {
+          errors[static_cast<std::size_t>(r)] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    return errors;
+  }
+
+ private:
+  int n_;
+  std::barrier<> sync_;
+  std::vector<std::string> slots_;
+};
+
+}  // namespace
+
+TEST_CASE("fit over 1, 2, 3 and 4 ranks: the same model on every rank, the single-process streamed model within bounds") {
+  // Each rank streams a contiguous part of the rows, in file order (iris: a class or two
+  // per rank; rank 3 of 4 gets none, as a rank whose byte range holds no record).
+  // Multinomial with class weights, and ovr. Every rank solves on the same sums, so the
+  // ranks' models are equal bit for bit by construction; against the single-process
+  // streamed fit only the order of the sums differs: the comparison of the test above.
+  using mlt::MultiClass;
+  const Case cases[] = {{"wine_balanced", "cultivar", 2.0, MultiClass::multinomial, true, 0, 0.56},
+                        {"iris_ovr", "species", 0.1, MultiClass::ovr}};
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    const std::string base = source_path(std::string("tests/fixtures/logreg/") + c.name);
+    mlt::io::ColumnSelection sel;
+    sel.text = {c.target};
+    const auto data = mlt::io::read_csv(base + "_data.csv", {}, sel);
+    mlt::LabelEncoder enc;
+    const mlt::Labels y = enc.fit_encode(data.text[0].values);
+    const std::size_t K = enc.n_classes();
+    mlt::LogRegParams p;
+    p.lambda = c.lambda;
+    p.standardize = true;
+    p.balanced = c.balanced;
+    p.multiclass = c.multiclass;
+    mlt::LogReg one(p);
+    MatrixPasses all_rows(data.X, y, 40);
+    one.fit_stream(all_rows.passes(), K);
+    const arma::mat proba = one.predict_proba(data.X);
+    const double bound_one = bound_and_gradient(one).first;
+    const Agreement agree = agreement(c, p, data.X, y, one);
+    for (int n : {1, 2, 3, 4}) {
+      CAPTURE(n);
+      const arma::uword n_rows = data.X.n_rows;
+      // Parts of n_rows / 3 rows for 4 ranks: the last has none.
+      const arma::uword per = n == 4 ? (n_rows + 2) / 3 : (n_rows + n - 1) / n;
+      std::vector<arma::mat> Xs(n);
+      std::vector<mlt::Labels> ys(n);
+      std::vector<mlt::LogReg> models(n, mlt::LogReg(p));
+      ThreadRanks ranks(n);
+      const auto errors = ranks.run([&](const mlt::Communicator& comm, int r) {
+        const arma::uword first = std::min<arma::uword>(n_rows, per * r);
+        const arma::uword last = std::min<arma::uword>(n_rows, per * (r + 1));
+        Xs[r] = first < last ? arma::mat(data.X.rows(first, last - 1)) : arma::mat(0, data.X.n_cols);
+        ys[r] = first < last ? mlt::Labels(y.subvec(first, last - 1)) : mlt::Labels();
+        MatrixPasses part(Xs[r], ys[r], 17);
+        models[r].fit_stream(part.passes(), K, comm);
+      });
+      for (const auto& e : errors) REQUIRE(e.empty());
+      for (int r = 1; r < n; ++r) {
+        CHECK(arma::all(arma::vectorise(models[r].coef() == models[0].coef())));
+        CHECK(arma::all(models[r].intercept() == models[0].intercept()));
+      }
+      const double slack = 1 / std::min(1.0, c.mu_over_lambda);
+      const double eps = (bound_and_gradient(models[0]).first + bound_one) * slack * agree.amplify + agree.rounding;
+      const double dp = arma::abs(models[0].predict_proba(data.X) - proba).max();
+      CHECK(dp <= eps);
+      CHECK(ambiguous_rows(proba, eps) == 0);
+      CHECK(arma::all(models[0].predict(data.X) == one.predict(data.X)));
+      MESSAGE(n << " ranks: max |p - one process| " << dp << ", bound " << eps);
+    }
+  }
+}
+
+TEST_CASE("fit over 3 ranks: a bad cell on one rank stops every rank with its message") {
+  const arma::mat X = random_matrix(90, 3, 5);
+  mlt::Labels y(90);
+  for (arma::uword i = 0; i < 90; ++i) y[i] = X(i, 0) - X(i, 2) > 0 ? 1 : 0;
+  for (int failing_pass : {1, 4}) {
+    CAPTURE(failing_pass);
+    ThreadRanks ranks(3);
+    std::vector<arma::mat> Xs(3);
+    std::vector<mlt::Labels> ys(3);
+    const auto errors = ranks.run([&](const mlt::Communicator& comm, int r) {
+      Xs[r] = X.rows(30 * r, 30 * r + 29);
+      ys[r] = y.subvec(30 * r, 30 * r + 29);
+      MatrixPasses part(Xs[r], ys[r], 8);
+      const mlt::RowPasses inner = part.passes();
+      auto opened = std::make_shared<int>(0);
+      const mlt::RowPasses passes = [&, opened, r]() -> mlt::RowChunks {
+        const bool bad = r == 2 && ++*opened == failing_pass;
+        mlt::RowChunks next = inner();
+        auto chunk = std::make_shared<int>(0);
+        return [=](arma::mat& Xc, arma::mat& Yc) {
+          if (bad && ++*chunk == 2) throw mlt::DataError("data.csv:70:3: expected a number, found \"oops\"");
+          return next(Xc, Yc);
+        };
+      };
+      mlt::LogReg().fit_stream(passes, 2, comm);
+    });
+    for (const auto& e : errors) CHECK(e == "data.csv:70:3: expected a number, found \"oops\"");
+  }
 }

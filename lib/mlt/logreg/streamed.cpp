@@ -1,0 +1,133 @@
+// The logistic objective in passes (logreg/streamed.hpp).
+#include "mlt/logreg/streamed.hpp"
+
+#include <cmath>
+
+#include "mlt/logreg.hpp"
+
+namespace mlt::logreg {
+
+const arma::mat& ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, arma::mat& buffer, Labels& y,
+                                    arma::vec& c) const {
+  if (Y.n_cols != 1 || Y.n_rows != X.n_rows)
+    throw Error("internal: a classification chunk needs one column of class indices", kExitSoftware);
+  y.set_size(X.n_rows);
+  c.set_size(X.n_rows);
+  for (arma::uword i = 0; i < X.n_rows; ++i) {
+    const double v = Y[i];
+    if (!(v >= 0 && v < static_cast<double>(n_classes)) || v != std::floor(v))
+      throw Error("internal: class index " + std::to_string(v) + " of " + std::to_string(n_classes) + " classes",
+                  kExitSoftware);
+    const auto k = static_cast<arma::uword>(v);
+    y[i] = positive < 0 ? k : (static_cast<long>(k) == positive ? 1 : 0);
+    c[i] = class_weight[k];
+  }
+  if (!scaler) return X;
+  buffer = scaler->transform(X);
+  return buffer;
+}
+
+void sum_over_ranks(const Communicator& comm, std::vector<double>& values) {
+  if (comm.size() == 1) return;
+  const std::vector<std::string> all = comm.gather(to_bytes(values), 0);
+  std::string sum;
+  if (comm.rank() == 0) {
+    std::vector<double> total(values.size(), 0.0);
+    for (const std::string& part : all) {
+      const std::vector<double> v = doubles_of(part);
+      if (v.size() != total.size()) throw Error("internal: ranks summed vectors of different sizes", kExitSoftware);
+      for (std::size_t j = 0; j < v.size(); ++j) total[j] += v[j];
+    }
+    sum = to_bytes(total);
+  }
+  comm.broadcast(sum, 0);
+  values = doubles_of(sum);
+}
+
+namespace {
+
+// θ's values as doubles and back, column-major, to sum them over ranks.
+void append(std::vector<double>& out, const arma::mat& M) { out.insert(out.end(), M.begin(), M.end()); }
+arma::mat take(const std::vector<double>& in, std::size_t& at, arma::uword rows, arma::uword cols) {
+  arma::mat M(rows, cols);
+  std::copy(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + M.n_elem),
+            M.begin());
+  at += M.n_elem;
+  return M;
+}
+
+}  // namespace
+
+StreamedObjective::StreamedObjective(PassReader& reader, const ChunkRows& rows, std::size_t n_features,
+                                     double lambda, bool fit_intercept)
+    : reader_(reader), rows_(rows), d_(n_features), m_(rows.positive >= 0 || rows.n_classes == 2 ? 1 : rows.n_classes),
+      lambda_(lambda), intercept_(fit_intercept) {}
+
+StreamedObjective::AtPoint StreamedObjective::function_pass(const arma::mat& theta) const {
+  const std::size_t problem_classes = m_ == 1 ? 2 : m_;
+  double loss = 0;
+  arma::mat gradient(n_rows(), m_, arma::fill::zeros), diag(n_rows(), m_, arma::fill::zeros), g;
+  arma::mat buffer;
+  Labels y;
+  arma::vec c;
+  reader_.read([&](const arma::mat& X, const arma::mat& Y) {
+    const arma::mat& Z = rows_.prepare(X, Y, buffer, y, c);
+    // The chunk's loss terms: the in-memory objective over its rows, without the penalty.
+    LogisticObjective chunk(Z, y, problem_classes, c, 0.0, intercept_);
+    loss += chunk.EvaluateWithGradient(theta, g);
+    gradient += g;
+    diag += chunk.HessianDiagonal();
+  });
+  std::vector<double> sums{loss};
+  append(sums, gradient);
+  append(sums, diag);
+  sum_over_ranks(reader_.comm(), sums);
+  AtPoint at;
+  std::size_t i = 1;
+  at.theta = theta;
+  at.gradient = take(sums, i, n_rows(), m_);
+  at.diag = take(sums, i, n_rows(), m_);
+  const arma::mat W = theta.head_rows(d_);
+  at.value = sums[0] + 0.5 * lambda_ * arma::accu(W % W);
+  at.gradient.head_rows(d_) += lambda_ * W;
+  at.diag.head_rows(d_) += lambda_;
+  return at;
+}
+
+double StreamedObjective::Evaluate(const arma::mat& theta) const {
+  last_ = function_pass(theta);
+  return last_.value;
+}
+
+double StreamedObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient) {
+  const bool known = arma::size(theta) == arma::size(last_.theta) && arma::all(arma::vectorise(theta == last_.theta));
+  const AtPoint at = known ? std::move(last_) : function_pass(theta);
+  last_ = AtPoint();
+  curvature_point_ = at.theta;
+  diag_ = at.diag;
+  gradient = at.gradient;
+  return at.value;
+}
+
+void StreamedObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
+  const std::size_t problem_classes = m_ == 1 ? 2 : m_;
+  arma::mat sum(n_rows(), m_, arma::fill::zeros), part;
+  arma::mat buffer;
+  Labels y;
+  arma::vec c;
+  reader_.read([&](const arma::mat& X, const arma::mat& Y) {
+    const arma::mat& Z = rows_.prepare(X, Y, buffer, y, c);
+    LogisticObjective chunk(Z, y, problem_classes, c, 0.0, intercept_);
+    chunk.SetCurvaturePoint(curvature_point_);
+    chunk.HessianVector(v, part);
+    sum += part;
+  });
+  std::vector<double> sums;
+  append(sums, sum);
+  sum_over_ranks(reader_.comm(), sums);
+  std::size_t i = 0;
+  hv = take(sums, i, n_rows(), m_);
+  if (lambda_ != 0) hv.head_rows(d_) += lambda_ * v.head_rows(d_);
+}
+
+}  // namespace mlt::logreg
