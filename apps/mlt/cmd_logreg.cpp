@@ -79,9 +79,11 @@ void setup_logreg(CLI::App& app) {
            iterations += f.iterations;
            objective += f.objective;
          }
-         return "logreg: " + std::to_string(m.n_classes()) + " classes, " + std::to_string(iterations) +
-                " Newton iterations, objective " + std::to_string(objective) + ", training accuracy " +
-                std::to_string(m.score(d.table.X, d.y));
+         std::string line = "logreg: " + std::to_string(m.n_classes()) + " classes, " + std::to_string(iterations) +
+                            " Newton iterations, objective " + std::to_string(objective);
+         // A streamed or distributed fit keeps no rows (d.table.X is n x 0) to score.
+         if (d.table.X.n_cols == m.n_features()) line += ", training accuracy " + std::to_string(m.score(d.table.X, d.y));
+         return line;
        }});
 
   add_classifier_verbs<LogReg>(lr);

@@ -77,9 +77,13 @@ struct StreamOptions {
 // number of classes, its Y holding class indices. E::kStreamsOnce: it opens one pass,
 // so standard input can feed it.
 template <class E>
-concept DistributedFit = requires(E& e, const RowPasses& passes, const Communicator& comm) {
-  e.fit_stream(passes, comm);
-} || requires(E& e, const RowPasses& passes, const Communicator& comm) { e.fit_stream(passes, std::size_t{}, comm); };
+concept FitsParts = requires(E& e, const RowPasses& passes, const Communicator& comm) { e.fit_stream(passes, comm); };
+template <class E>
+concept FitsLabelledParts = requires(E& e, const RowPasses& passes, const Communicator& comm) {
+  e.fit_stream(passes, std::size_t{}, comm);
+};
+template <class E>
+concept DistributedFit = FitsParts<E> || FitsLabelledParts<E>;
 template <class E>
 concept Streamable = DistributedFit<E> || requires(E& e, const RowPasses& passes) { e.fit_stream(passes); };
 template <class E>
@@ -170,14 +174,16 @@ void fit_in_parts(E& model, const DataOptions& data, const StreamOptions& sopt, 
     try {
       if (kind == TargetKind::labels) {
         parts.label_pass();
-        if constexpr (requires(E& e, const RowPasses& p) { e.fit_stream(p, std::size_t{}, comm); })
+        if constexpr (FitsLabelledParts<E>)
           model.fit_stream(parts.passes(), parts.encoder().n_classes(), comm);
         else
           throw std::logic_error("fit_in_parts: the estimator does not fit class labels in parts");
-      } else if constexpr (DistributedFit<E>) {
+      } else if constexpr (FitsParts<E>) {
         model.fit_stream(parts.passes(), comm);
-      } else {
+      } else if constexpr (requires(E& e, const RowPasses& p) { e.fit_stream(p); }) {
         model.fit_stream(parts.passes());
+      } else {
+        throw std::logic_error("fit_in_parts: the estimator does not fit unlabelled parts");
       }
     } catch (const Error& e) {
       // Thrown on every rank alike (the fit agrees first), with the same status but

@@ -412,7 +412,7 @@ LogReg& LogReg::fit_stream(const RowPasses& passes, std::size_t n_classes, const
     else max_sq = std::max(max_sq, max_row_norm_sq(X));
   });
   // Integers below 2⁵³: exact in any order.
-  logreg::sum_over_ranks(comm, counts);
+  allreduce_sum(comm, counts);
   // The width (from any rank that read rows) and the largest row norm of all.
   for (const std::string& part : comm.allgather(to_bytes({static_cast<double>(width), max_sq}))) {
     const std::vector<double> v = doubles_of(part);
@@ -483,7 +483,7 @@ LogReg& LogReg::fit_stream(const RowPasses& passes, std::size_t n_classes, const
       const Labels pred = predict(X);
       for (arma::uword i = 0; i < X.n_rows; ++i) wrong[0] += static_cast<double>(pred[i]) != Y[i];
     });
-    logreg::sum_over_ranks(comm, wrong);
+    allreduce_sum(comm, wrong);
     separable = wrong[0] == 0;
   }
   data_passes_ = reader.passes();

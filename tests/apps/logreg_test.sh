@@ -140,4 +140,56 @@ sha=$(sha256sum iris.lr)
 run "$MLT" logreg predict iris.lr "$DATA/iris.csv" -o iris.lr
 check "refuses to overwrite the model" test "$rc" -eq 2
 check "model unchanged" test "$(sha256sum iris.lr)" = "$sha"
+# Streamed fits (--stream, --memory, --chunk-size): the in-memory model's training
+# probabilities within the sum of both fits' proven bounds, and the same labels
+# (same_logreg, tests/apps/same_model.sh; derived in tests/lib/logreg_test.cpp).
+# shellcheck source=same_model.sh disable=SC1091
+source "$(dirname "$0")/same_model.sh"
+expect_status 0 "iris in memory" "$MLT" logreg fit "$DATA/iris.csv" --standardize -o mem.lr
+run "$MLT" --timings logreg fit "$DATA/iris.csv" --standardize --stream --chunk-size 256 -o s.lr
+check "--stream: ran (exit $rc; $err)" test "$rc" -eq 0
+check "--stream: many chunks, the passes said ($err)" grep -qE "streamed 150 rows in [1-9][0-9] chunks.*[0-9]+ passes" <<<"$err"
+check "--stream = in memory (multinomial)" same_logreg s.lr mem.lr "$DATA/iris.csv"
+check "--stream: the same data_sha256 as in memory" test \
+  "$(model_json s.lr | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_sha256"])')" = \
+  "$(model_json mem.lr | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_sha256"])')"
+expect_status 0 "breast cancer in memory" "$MLT" logreg fit "$FIX/breast_cancer_data.csv" --target diagnosis --lambda 0.1 \
+  --standardize -o bc.lr
+expect_status 0 "breast cancer --stream" "$MLT" logreg fit "$FIX/breast_cancer_data.csv" --target diagnosis --lambda 0.1 \
+  --standardize --stream --chunk-size 4K -o bcs.lr
+check "--stream = in memory (binary)" same_logreg bcs.lr bc.lr "$FIX/breast_cancer_data.csv"
+expect_status 0 "iris unstandardized --stream" "$MLT" logreg fit "$DATA/iris.csv" --lambda 0.1 --stream --chunk-size 1K -o raw_s.lr
+expect_status 0 "iris unstandardized in memory" "$MLT" logreg fit "$DATA/iris.csv" --lambda 0.1 -o raw.lr
+check "--stream = in memory (unstandardized)" same_logreg raw_s.lr raw.lr "$DATA/iris.csv"
+# --memory: iris needs ~48 KB in memory (3,000 cells of 16 bytes at most).
+run "$MLT" --timings logreg fit "$DATA/iris.csv" --standardize --memory 10K -o auto.lr
+check "--memory 10K: streams ($err)" grep -q "streamed 150 rows" <<<"$err"
+check "--memory 10K = in memory" same_logreg auto.lr mem.lr "$DATA/iris.csv"
+run "$MLT" --timings logreg fit "$DATA/iris.csv" --standardize --memory 1G -o auto1g.lr
+check "--memory 1G: in memory" test "$rc" -eq 0 -a -z "$(grep streamed <<<"$err")"
+check "--memory 1G: the in-memory model, bit for bit" test \
+  "$(model_json auto1g.lr | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')" = \
+  "$(model_json mem.lr | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')"
+# Quoted labels (quotes and a comma inside) and a text column whose cells span lines,
+# cut by 64-byte chunks everywhere: the same classes, text and model.
+write_quoted_labels quoted.csv
+expect_status 0 "quoted labels in memory" "$MLT" logreg fit quoted.csv --target species --ignore note --standardize -o qm.lr
+expect_status 0 "quoted labels --stream" "$MLT" logreg fit quoted.csv --target species --ignore note --standardize \
+  --stream --chunk-size 64 -o qs.lr
+check "quoted labels --stream: the same classes" test \
+  "$(model_json qs.lr | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["classes"])')" = \
+  "$(model_json qm.lr | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["classes"])')"
+check "quoted labels --stream = in memory" same_logreg qs.lr qm.lr quoted.csv
+run "$MLT" logreg predict qs.lr quoted.csv
+check "quoted labels: predicted as their text" test "$(sed -n 2p <<<"$out")" = '"Iris ""setosa"", a species"'
+# Refusals: a kernel (its Gram matrix needs the rows), standard input (read once, and
+# the fit makes many passes); a late bad cell names its line in the whole file.
+expect_error 2 "kernel logistic regression needs the training rows in memory" "--stream with a kernel" \
+  "$MLT" logreg fit "$DATA/iris.csv" --kernel rbf --stream -o x.lr
+run "$MLT" logreg fit - --stream -o x.lr <"$DATA/iris.csv"
+check "--stream from standard input: refused (exit $rc; $err)" test "$rc" -eq 2 -a ! -e x.lr
+{ cat "$DATA/iris.csv"; echo "5.0,oops,1.4,0.2,setosa"; } >late.csv
+expect_error 65 "late.csv:152:2" "--stream: a late bad cell names its line" "$MLT" logreg fit late.csv --stream --chunk-size 1K -o x.lr
+check "no model after a failed streamed fit" test ! -e x.lr
+
 finish

@@ -62,3 +62,45 @@ for i, r in enumerate(rows[1:]):
     w.writerow(r + ["line one\nline two, \"quoted\"\n" * (i % 3)])
 PY
 }
+
+# same_logreg A B DATA [SLACK]: logistic models A (streamed, on several ranks) and B (in
+# memory) on DATA's rows. Each fit is proven within its proba_bound of the optimum's
+# probabilities (LogRegParams::tol), so theirs differ by at most the sum, times SLACK
+# (λ/μ where the intercepts make μ < λ; 1 by default), plus the rounding of the two
+# sums' orders: at most 2 R² n ε c_max / (L λ) (tests/lib/logreg_test.cpp), below 1e-9
+# for the sets here (R² <= 450, n <= 569, λ >= 0.1, c_max 1). The predicted labels are
+# the same, and no row of B is within twice that bound of a tie (so they must be).
+same_logreg() {
+  "$MLT" logreg predict "$1" "$3" --proba -o same_a.csv &&
+    "$MLT" logreg predict "$2" "$3" --proba -o same_b.csv &&
+    python3 - "$(model_json "$1")" "$(model_json "$2")" "${4:-1}" <<'PY'
+import csv, json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+slack = float(sys.argv[3])
+eps = (a["fitted"]["proba_bound"] + b["fitted"]["proba_bound"]) * slack + 1e-9
+pa, pb = (list(csv.reader(open(f))) for f in ("same_a.csv", "same_b.csv"))
+assert pa[0] == pb[0] and len(pa) == len(pb), (pa[0], pb[0], len(pa), len(pb))
+worst = 0.0
+for ra, rb in zip(pa[1:], pb[1:]):
+    assert ra[0] == rb[0], ("labels differ", ra, rb)
+    p = sorted((float(v) for v in rb[1:]), reverse=True)
+    assert p[0] - p[1] > 2 * eps, ("a row of B near a tie", rb)
+    worst = max(worst, max(abs(float(x) - float(y)) for x, y in zip(ra[1:], rb[1:])))
+assert worst <= eps, (worst, eps)
+assert a["provenance"]["data_rows"] == b["provenance"]["data_rows"]
+PY
+}
+
+# write_quoted_labels FILE: iris with every cell quoted, labels holding quotes and a
+# comma ('Iris "setosa", a species'), and a text column "note" whose cells hold 0 to 2 line
+# breaks: chunk and rank cuts must never fall inside one, and the labels stay whole.
+write_quoted_labels() {
+  python3 - "$DATA/iris.csv" >"$1" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+w = csv.writer(sys.stdout, lineterminator="\n", quoting=csv.QUOTE_ALL)
+w.writerow(rows[0] + ["note"])
+for i, r in enumerate(rows[1:]):
+    w.writerow(r[:4] + ['Iris "%s", a species' % r[4], "one\ntwo, \"three\"\n" * (i % 3)])
+PY
+}

@@ -5,7 +5,6 @@
 
 #include <doctest/doctest.h>
 
-#include <barrier>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -13,7 +12,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mlt/core/distributed.hpp"
@@ -21,6 +19,7 @@
 #include "mlt/core/log.hpp"
 #include "mlt/io/csv.hpp"
 #include "mlt/labels.hpp"
+#include "ranks_in_threads.hpp"
 
 namespace {
 
@@ -660,64 +659,7 @@ TEST_CASE("streamed fit: kernels refused, lambda = 0 separable warned, bad rows 
 }
 
 // ---------------------------------------------------------------------------------
-// The fit over N ranks (threads as ranks, real collectives over a barrier).
-
-namespace {
-
-// N threads as N ranks: each collective is a write to the rank's slot, a barrier, a
-// read of every slot, and a barrier before the slots are reused.
-class ThreadRanks {
- public:
-  explicit ThreadRanks(int n) : n_(n), sync_(n), slots_(static_cast<std::size_t>(n)) {}
-
-  class Rank final : public mlt::Communicator {
-   public:
-    Rank(ThreadRanks& all, int rank) : all_(all), rank_(rank) {}
-    int rank() const override { return rank_; }
-    int size() const override { return all_.n_; }
-    std::vector<std::string> allgather(const std::string& local) const override {
-      all_.slots_[static_cast<std::size_t>(rank_)] = local;
-      all_.sync_.arrive_and_wait();
-      std::vector<std::string> every = all_.slots_;
-      all_.sync_.arrive_and_wait();
-      return every;
-    }
-    std::vector<std::string> gather(const std::string& local, int root) const override {
-      std::vector<std::string> every = allgather(local);
-      return rank_ == root ? every : std::vector<std::string>{};
-    }
-    void broadcast(std::string& bytes, int root) const override { bytes = allgather(bytes)[static_cast<std::size_t>(root)]; }
-
-   private:
-    ThreadRanks& all_;
-    int rank_;
-  };
-
-  // Runs body(comm, rank) on every rank; rethrows nothing: each rank's error message, in
-  // rank order ("" where it succeeded).
-  std::vector<std::string> run(const std::function<void(const mlt::Communicator&, int)>& body) {
-    std::vector<std::string> errors(static_cast<std::size_t>(n_));
-    std::vector<std::thread> threads;
-    for (int r = 0; r < n_; ++r)
-      threads.emplace_back([&, r] {
-        Rank comm(*this, r);
-        try {
-          body(comm, r);
-        } catch (const std::exception& e) {
-          errors[static_cast<std::size_t>(r)] = e.what();
-        }
-      });
-    for (auto& t : threads) t.join();
-    return errors;
-  }
-
- private:
-  int n_;
-  std::barrier<> sync_;
-  std::vector<std::string> slots_;
-};
-
-}  // namespace
+// The fit over N ranks (threads as ranks: ranks_in_threads.hpp).
 
 TEST_CASE("fit over 1, 2, 3 and 4 ranks: the same model on every rank, the single-process streamed model within bounds") {
   // Each rank streams a contiguous part of the rows, in file order (iris: a class or two
@@ -757,8 +699,8 @@ TEST_CASE("fit over 1, 2, 3 and 4 ranks: the same model on every rank, the singl
       std::vector<arma::mat> Xs(n);
       std::vector<mlt::Labels> ys(n);
       std::vector<mlt::LogReg> models(n, mlt::LogReg(p));
-      ThreadRanks ranks(n);
-      const auto errors = ranks.run([&](const mlt::Communicator& comm, int r) {
+      const auto errors = mlt::test::rank_errors(n, [&](const mlt::Communicator& comm) {
+        const int r = comm.rank();
         const arma::uword first = std::min<arma::uword>(n_rows, per * r);
         const arma::uword last = std::min<arma::uword>(n_rows, per * (r + 1));
         Xs[r] = first < last ? arma::mat(data.X.rows(first, last - 1)) : arma::mat(0, data.X.n_cols);
@@ -788,10 +730,10 @@ TEST_CASE("fit over 3 ranks: a bad cell on one rank stops every rank with its me
   for (arma::uword i = 0; i < 90; ++i) y[i] = X(i, 0) - X(i, 2) > 0 ? 1 : 0;
   for (int failing_pass : {1, 4}) {
     CAPTURE(failing_pass);
-    ThreadRanks ranks(3);
     std::vector<arma::mat> Xs(3);
     std::vector<mlt::Labels> ys(3);
-    const auto errors = ranks.run([&](const mlt::Communicator& comm, int r) {
+    const auto errors = mlt::test::rank_errors(3, [&](const mlt::Communicator& comm) {
+      const int r = comm.rank();
       Xs[r] = X.rows(30 * r, 30 * r + 29);
       ys[r] = y.subvec(30 * r, 30 * r + 29);
       MatrixPasses part(Xs[r], ys[r], 8);

@@ -75,4 +75,23 @@ inline void run_ranks(int n, const std::function<void(const Communicator&)>& bod
     if (f) std::rethrow_exception(f);
 }
 
+// Runs body(comm) on n ranks and returns each rank's error message in rank order (""
+// where it succeeded): to check that a failure reaches every rank.
+inline std::vector<std::string> rank_errors(int n, const std::function<void(const Communicator&)>& body) {
+  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  auto shared = std::make_shared<ThreadRank::Shared>(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      ThreadRank comm(shared, r);
+      try {
+        body(comm);
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(r)] = e.what();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  return errors;
+}
+
 }  // namespace mlt::test

@@ -27,22 +27,6 @@ const arma::mat& ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, arma
   return buffer;
 }
 
-void sum_over_ranks(const Communicator& comm, std::vector<double>& values) {
-  if (comm.size() == 1) return;
-  const std::vector<std::string> all = comm.gather(to_bytes(values), 0);
-  std::string sum;
-  if (comm.rank() == 0) {
-    std::vector<double> total(values.size(), 0.0);
-    for (const std::string& part : all) {
-      const std::vector<double> v = doubles_of(part);
-      if (v.size() != total.size()) throw Error("internal: ranks summed vectors of different sizes", kExitSoftware);
-      for (std::size_t j = 0; j < v.size(); ++j) total[j] += v[j];
-    }
-    sum = to_bytes(total);
-  }
-  comm.broadcast(sum, 0);
-  values = doubles_of(sum);
-}
 
 namespace {
 
@@ -81,7 +65,7 @@ StreamedObjective::AtPoint StreamedObjective::function_pass(const arma::mat& the
   std::vector<double> sums{loss};
   append(sums, gradient);
   append(sums, diag);
-  sum_over_ranks(reader_.comm(), sums);
+  allreduce_sum(reader_.comm(), sums);
   AtPoint at;
   std::size_t i = 1;
   at.theta = theta;
@@ -124,7 +108,7 @@ void StreamedObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
   });
   std::vector<double> sums;
   append(sums, sum);
-  sum_over_ranks(reader_.comm(), sums);
+  allreduce_sum(reader_.comm(), sums);
   std::size_t i = 0;
   hv = take(sums, i, n_rows(), m_);
   if (lambda_ != 0) hv.head_rows(d_) += lambda_ * v.head_rows(d_);

@@ -69,10 +69,6 @@ class PassReader {
   std::size_t passes_made_ = 0;
 };
 
-// Sums `values` over the ranks in rank order: the same doubles on every rank. One gather
-// and one broadcast of values.size() doubles per rank; single process: unchanged.
-void sum_over_ranks(const Communicator& comm, std::vector<double>& values);
-
 // The objective of LogisticObjective (logreg.hpp) for a linear model, computed in passes:
 //   f(θ) = Σ_i c_i ℓ(x_iᵀ W + bᵀ, y_i) + (λ/2) ‖W‖²_F,   θ = [W; bᵀ], (p + 1) x m.
 class StreamedObjective final : public tron::Objective {
