@@ -427,13 +427,14 @@ void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centr
     Random rng(seeds[r]);
     auto t0 = Clock::now();
     arma::mat C0;
+    std::vector<std::uint64_t> seed_rows;
     if (given) {
       C0 = initial_centroids;
       C0.each_row() -= shift_;
       if (params_.standardize) C0.each_row() /= scale_;
       C0 = C0.t();
     } else if (params_.init == KMeansInit::scalable) {
-      C0 = kmeans::seed_scalable(src, rows, k, trials, seeds[r], comm);
+      C0 = kmeans::seed_scalable(src, rows, k, trials, seeds[r], comm, {}, nullptr, &seed_rows);
     } else if (comm.size() > 1) {
       throw Error("internal: a sequential seeding over ranks", kExitSoftware);
     } else if (params_.init == KMeansInit::kmeanspp) {
@@ -452,6 +453,7 @@ void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centr
     if (r == 0 || run.energy < best.energy) {  // ties keep the earlier restart
       best = std::move(run);
       best_restart_ = r;
+      seed_rows_ = std::move(seed_rows);
     }
   }
   centroids_ = best.Ct.t();
@@ -584,6 +586,13 @@ void KMeans::save(io::ModelWriter& out) const {
                {"energy", energy_},
                {"cluster_sizes", arma::conv_to<std::vector<arma::uword>>::from(sizes_)},
                {"restart_energies", restart_energies_}};
+  // kmeans||'s centres as rows of the data, numbered from 1 (the same on any number
+  // of MPI ranks: a check anyone can make).
+  if (!seed_rows_.empty()) {
+    std::vector<std::uint64_t> numbered;
+    for (std::uint64_t g : seed_rows_) numbered.push_back(g + 1);
+    h["info"]["seed_rows"] = numbered;
+  }
   // Centroids in the units of the data (for people), and the working copy predict
   // uses: centred on the training mean (and standardized), bit for bit as fitted.
   out.add("centroids", centroids_original());
@@ -633,6 +642,8 @@ KMeans KMeans::load(const io::ModelReader& in) {
   const std::string stopped_by = in.get_or<std::string>("/info/stopped_by", "");
   for (auto stop : {KMeansStop::no_change, KMeansStop::tol, KMeansStop::max_iter})
     if (stopped_by == name_of(stop)) km.stop_ = stop;
+  for (std::uint64_t g : in.get_or<std::vector<std::uint64_t>>("/info/seed_rows", {}))
+    if (g > 0) km.seed_rows_.push_back(g - 1);
   const auto sizes = in.get_or<std::vector<arma::uword>>("/info/cluster_sizes", {});
   if (sizes.size() == k) km.sizes_ = arma::conv_to<arma::uvec>::from(sizes);
   return km;

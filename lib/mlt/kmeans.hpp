@@ -172,6 +172,9 @@ class KMeans {
   std::size_t n_restarts() const { return restart_energies_.size(); }
   std::size_t best_restart() const { return best_restart_; }   // 0-based
   const std::vector<double>& restart_energies() const { return restart_energies_; }
+  // kmeans||: the rows (0-based, in the whole data) its centres were, in the kept
+  // restart; the same for any number of ranks. Empty for the other seedings.
+  const std::vector<std::uint64_t>& seed_rows() const { return seed_rows_; }
   // E after each assignment step of the kept run, ending with the final energy:
   // non-increasing.
   const std::vector<double>& energy_history() const { return history_; }
@@ -213,6 +216,7 @@ class KMeans {
   KMeansStop stop_ = KMeansStop::no_change;
   std::size_t best_restart_ = 0;
   std::vector<double> restart_energies_;
+  std::vector<std::uint64_t> seed_rows_;
   std::vector<double> history_;
   double seeding_seconds_ = 0, lloyd_seconds_ = 0;
   std::size_t total_iterations_ = 0;

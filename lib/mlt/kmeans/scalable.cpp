@@ -128,14 +128,16 @@ arma::uvec weighted_kmeanspp(const arma::mat& Ct, const arma::vec& w, uword k, u
 }
 
 arma::mat seed_scalable(BlockSource& src, const RankRows& rows, uword k, uword trials, std::uint64_t seed,
-                        const Communicator& comm, const ScalableSeeding& how, ScalableStats* stats) {
+                        const Communicator& comm, const ScalableSeeding& how, ScalableStats* stats,
+                        std::vector<std::uint64_t>* seed_rows) {
   const uword p = src.p();
   Random rng(seed);
   const std::uint64_t key = rng.next();  // the rows' Bernoulli trials
   const double ell = how.oversampling * static_cast<double>(k);
 
   // Candidates in the order found (file order within a round), distinct.
-  arma::mat C = fetch_global(src, rows, {rng.below(rows.total)}, comm);
+  std::vector<std::uint64_t> origin = {rng.below(rows.total)};  // each candidate's global row
+  arma::mat C = fetch_global(src, rows, origin, comm);
   arma::vec closest(src.n());
   closest.fill(std::numeric_limits<double>::infinity());
   lower_closest(src, C, closest, comm);
@@ -162,7 +164,10 @@ arma::mat seed_scalable(BlockSource& src, const RankRows& rows, uword k, uword t
     std::set<std::vector<double>> seen;
     std::vector<uword> fresh;
     for (uword j = 0; j < found.n_cols; ++j)
-      if (seen.emplace(found.colptr(j), found.colptr(j) + p).second) fresh.push_back(j);
+      if (seen.emplace(found.colptr(j), found.colptr(j) + p).second) {
+        fresh.push_back(j);
+        origin.push_back(all_kept[j]);
+      }
     const arma::mat added = found.cols(arma::uvec(fresh));
     C = arma::join_rows(C, added);
     lower_closest(src, added, closest, comm);
@@ -184,6 +189,10 @@ arma::mat seed_scalable(BlockSource& src, const RankRows& rows, uword k, uword t
   sum_over_ranks(comm, weight);  // integers: exact in any order
   if (stats) *stats = {round, C.n_cols};
   const arma::uvec pick = weighted_kmeanspp(C, arma::vec(weight), k, trials, rng);
+  if (seed_rows) {
+    seed_rows->clear();
+    for (uword c : pick) seed_rows->push_back(origin[c]);
+  }
   return C.cols(pick);
 }
 

@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "mlt/core/distributed.hpp"
 #include "mlt/core/random.hpp"
@@ -65,9 +66,11 @@ struct ScalableStats {
 
 // Centres (p x k) of this rank's rows `src` (row i is global row rows.first + i),
 // the same on every rank and for any number of ranks. Precondition: at least k
-// distinct rows over all ranks.
+// distinct rows over all ranks. With `seed_rows`, also the global indices of the
+// rows they are (k, in the centres' order).
 arma::mat seed_scalable(BlockSource& src, const RankRows& rows, arma::uword k, arma::uword trials, std::uint64_t seed,
-                        const Communicator& comm, const ScalableSeeding& how = {}, ScalableStats* stats = nullptr);
+                        const Communicator& comm, const ScalableSeeding& how = {}, ScalableStats* stats = nullptr,
+                        std::vector<std::uint64_t>* seed_rows = nullptr);
 
 // The uniform number in [0, 1) of (key, round, index): a counter-based stream (each
 // value a hash of its counter, as Random123's generators, Salmon et al., SC 2011;

@@ -237,6 +237,9 @@ TEST_CASE("kmeans over ranks: the one-process labels, centroids within the summa
       CHECK(arma::all(got[0]->cluster_sizes() == one.cluster_sizes()));
       CHECK(got[0]->n_iter() == one.n_iter());
       CHECK(got[0]->best_restart() == one.best_restart());
+      // The seeding's rows: one process's, on every rank.
+      REQUIRE(one.seed_rows().size() == 6);
+      for (int r = 0; r < n; ++r) CHECK(got[r]->seed_rows() == one.seed_rows());
       check_centroids_close(*got[0], one, X, mom.mean(), standardize ? mom.scale() : arma::rowvec());
       // The energy: a sum of n exact squared distances in another order, 2 γ_n E.
       const double nn = static_cast<double>(X.n_rows), eps = std::numeric_limits<double>::epsilon();

@@ -159,6 +159,7 @@ TEST_CASE("kmeans||: the fit is Lloyd from the seeding's centres, bit for bit, a
         }
       REQUIRE(found);
     }
+    CHECK(fitted.seed_rows() == arma::conv_to<std::vector<std::uint64_t>>::from(picked));
     KMeansParams q = p;
     q.init = KMeansInit::kmeanspp;  // unused: the centroids are given
     const KMeans from = KMeans(q).fit_from(X, X.rows(picked));
