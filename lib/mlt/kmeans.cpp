@@ -233,8 +233,8 @@ arma::mat all_distances(const Points& P, const arma::mat& Ct) {
 
 // ------------------------------------------------------------------- KMeans
 
-void KMeans::check_params() const {
-  if (params_.k < 1) throw UsageError("k must be >= 1");
+void KMeans::check_params(bool given_centroids) const {
+  if (params_.k < 1 && !given_centroids) throw UsageError("k must be >= 1");
   if (params_.max_iter < 1) throw UsageError("max_iter must be >= 1");
   if (!(params_.tol >= 0) || !std::isfinite(params_.tol)) throw UsageError("tol must be a finite number >= 0");
 }
@@ -265,12 +265,15 @@ void KMeans::check_initial(const arma::mat& initial_centroids, std::size_t p) co
 }
 
 KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids) {
-  check_params();
-  check_fit_input(X, 1);
   const bool given = !initial_centroids.is_empty();
+  check_params(given);
+  check_fit_input(X, 1);
   const uword n = X.n_rows, p = X.n_cols;
   const uword k = given ? initial_centroids.n_rows : params_.k;
-  if (given) check_initial(initial_centroids, p);
+  if (given) {
+    check_initial(initial_centroids, p);
+    params_.k = k;  // k is the centroids' count
+  }
   if (k > n) throw DataError("k=" + std::to_string(k) + " > n_samples=" + std::to_string(n));
   kmeans::ColumnMoments moments;
   moments.add(X);
@@ -325,8 +328,8 @@ std::size_t distinct_points_over_ranks(kmeans::BlockSource& src, std::size_t sto
 }  // namespace
 
 void KMeans::fit_passes(const RowPasses& passes, const arma::mat& initial_centroids, const Communicator& comm) {
-  check_params();
   const bool given = !initial_centroids.is_empty();
+  check_params(given);
   const bool ranks = comm.size() > 1;
   if (ranks && !given && params_.init != KMeansInit::scalable)
     throw UsageError("over several ranks k-means seeds by kmeans|| (init " + name_of(KMeansInit::scalable) +
@@ -369,7 +372,10 @@ void KMeans::fit_passes(const RowPasses& passes, const arma::mat& initial_centro
   }
   if (width == 0) throw DataError("no feature columns");
   const uword k = given ? initial_centroids.n_rows : params_.k;
-  if (given) check_initial(initial_centroids, width);
+  if (given) {
+    check_initial(initial_centroids, width);
+    params_.k = k;  // k is the centroids' count
+  }
   if (max_abs > 1e150) {  // as check_fit_input
     std::ostringstream s;
     s << "values up to " << max_abs << " would overflow when squared; rescale the data";

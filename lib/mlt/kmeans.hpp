@@ -92,7 +92,8 @@ class KMeans {
   // number of distinct rows or the data is unusable. Starts over.
   KMeans& fit(const arma::mat& X);
   // One Lloyd run from the given centroids (k x p, in the units of X; standardized
-  // units with `standardize`), without seeding or restarts.
+  // units with `standardize`), without seeding or restarts; params().k becomes their
+  // count (the k given, if any, is not used).
   KMeans& fit_from(const arma::mat& X, const arma::mat& initial_centroids);
   // The same fit as fit(X) with X read again on every pass instead of held
   // (`mlt kmeans fit --stream`): each call of `passes` starts a read of the same rows.
@@ -191,7 +192,7 @@ class KMeans {
   static KMeans load(const io::ModelReader& in);
 
  private:
-  void check_params() const;
+  void check_params(bool given_centroids = false) const;  // k is not needed with given centroids
   void check_distinct(std::size_t distinct, std::size_t k) const;
   void set_transform(const kmeans::ColumnMoments& moments);
   void check_initial(const arma::mat& initial_centroids, std::size_t p) const;

@@ -191,10 +191,13 @@ TEST_CASE("kmeans fit_stream_from: given centroids, streamed, as fit_from in mem
   const arma::mat X = separated(1500, 3, 4, 8) + test::random_mat(1500, 3, 5);
   const arma::mat start = X.rows(0, 3) + 0.25;
   KMeansParams p;
+  p.k = 0;  // "not given" (the app's default with --centroids): k is the centroids' count
   const KMeans mem = KMeans(p).fit_from(X, start);
+  CHECK(mem.params().k == 4);
   KMeans streamed(p);
   streamed.fit_stream_from(passes_of(X, 100), start);
   check_same(mem, streamed);
+  CHECK(streamed.params().k == 4);
   // A start of the wrong width: the same refusal.
   CHECK(test::error_message([&] { KMeans(p).fit_stream_from(passes_of(X, 100), arma::mat(2, 5)); }, kExitDataError) ==
         test::error_message([&] { KMeans(p).fit_from(X, arma::mat(2, 5)); }, kExitDataError));
