@@ -105,7 +105,7 @@ void sum_over_ranks(AssignResult& a, const Communicator& comm) {
   std::vector<double> v = {a.energy, static_cast<double>(a.changed)};
   v.insert(v.end(), a.counts.begin(), a.counts.end());
   v.insert(v.end(), a.sums.begin(), a.sums.end());
-  kmeans::sum_over_ranks(comm, v);
+  allreduce_sum(comm, v);
   a.energy = v[0];
   a.changed = static_cast<uword>(v[1]);
   for (uword l = 0; l < a.counts.n_elem; ++l) a.counts[l] = static_cast<uword>(v[2 + l]);

@@ -27,28 +27,8 @@ void agreed(const Communicator& comm, const std::function<void()>& work) {
 }
 
 RankRows rank_rows(const Communicator& comm, std::uint64_t count) {
-  RankRows r;
-  r.count = count;
-  const auto all = gather_all(comm, {static_cast<double>(count)});  // exact up to 2⁵³ rows
-  for (int q = 0; q < comm.size(); ++q) {
-    const auto c = static_cast<std::uint64_t>(all[q].at(0));
-    if (q < comm.rank()) r.first += c;
-    r.total += c;
-  }
-  return r;
-}
-
-void sum_over_ranks(const Communicator& comm, std::vector<double>& values) {
-  if (comm.size() == 1) return;
-  const auto all = gather_all(comm, values);
-  for (const auto& theirs : all)
-    if (theirs.size() != values.size())
-      throw Error("internal: sum_over_ranks of " + std::to_string(values.size()) + " and " +
-                      std::to_string(theirs.size()) + " values",
-                  kExitSoftware);
-  values = all[0];
-  for (std::size_t q = 1; q < all.size(); ++q)
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] += all[q][i];
+  const RankOffset at = exclusive_prefix_sum(comm, count);
+  return {at.before, count, at.total};
 }
 
 std::vector<double> fold_in_rank_order(const Communicator& comm, std::vector<double> state,

@@ -5,8 +5,8 @@
 // loop, so the fit is the single-process one.
 //
 // Two kinds of reduction, chosen by what must not depend on the number of ranks:
-//   sums over ranks (Lloyd's centroid sums and counts, the energy): each rank's
-//     partial, added in rank order. The same on every rank and for a given N, but
+//   sums over ranks (Lloyd's centroid sums and counts, the energy; allreduce_sum,
+//     core/distributed.hpp): each rank's partial, added in rank order. The same on every rank and for a given N, but
 //     rounded differently for another N (kmeans.cpp says how much that moves a
 //     centroid);
 //   folds in rank order (the centring moments, the seeding's cost φ): rank 0 folds its
@@ -29,16 +29,11 @@
 namespace mlt::kmeans {
 
 // Where a rank's rows sit among all: global index of its first row, its count, and
-// the total over the ranks.
+// the total over the ranks (exclusive_prefix_sum, core/distributed.hpp).
 struct RankRows {
   std::uint64_t first = 0, count = 0, total = 0;
 };
-// From every rank's count (one allgather): the exclusive prefix sum.
 RankRows rank_rows(const Communicator& comm, std::uint64_t count);
-
-// values <- Σ over ranks of values, added in rank order, on every rank (the same
-// length on every rank). Single process: unchanged.
-void sum_over_ranks(const Communicator& comm, std::vector<double>& values);
 
 // The fold of a state through the ranks in rank order (above): `fold` maps the state
 // after the rows before this rank's to the state after its own; the final state is

@@ -186,7 +186,7 @@ arma::mat seed_scalable(BlockSource& src, const RankRows& rows, uword k, uword t
     const AssignResult a = assign_pass(src, cs, ch, labels.memptr(), d2.memptr(), false);
     for (uword c = 0; c < C.n_cols; ++c) weight[c] = static_cast<double>(a.counts[c]);
   });
-  sum_over_ranks(comm, weight);  // integers: exact in any order
+  allreduce_sum(comm, weight);  // integers: exact in any order
   if (stats) *stats = {round, C.n_cols};
   const arma::uvec pick = weighted_kmeanspp(C, arma::vec(weight), k, trials, rng);
   if (seed_rows) {

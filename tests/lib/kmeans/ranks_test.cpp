@@ -6,15 +6,13 @@
 // reaching all.
 #include <doctest/doctest.h>
 
-#include <barrier>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../test_util.hpp"
+#include "../ranks_in_threads.hpp"
 #include "mlt/core/distributed.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/kmeans.hpp"
@@ -27,61 +25,19 @@ using arma::uword;
 
 namespace {
 
-// N ranks as N threads sharing one mailbox: each collective writes this rank's slot,
-// waits for all, reads, and waits again before the slots are reused.
-class ThreadRanks {
- public:
-  explicit ThreadRanks(int n) : slots_(n), sync_(n) {}
-  class Rank final : public Communicator {
-   public:
-    Rank(ThreadRanks& world, int rank) : w_(world), rank_(rank) {}
-    int rank() const override { return rank_; }
-    int size() const override { return static_cast<int>(w_.slots_.size()); }
-    std::vector<std::string> allgather(const std::string& local) const override {
-      w_.slots_[rank_] = local;
-      w_.sync_.arrive_and_wait();
-      std::vector<std::string> all = w_.slots_;
-      w_.sync_.arrive_and_wait();
-      return all;
+// Runs body on n ranks (threads, tests/lib/ranks_in_threads.hpp): the error each
+// rank threw, or null.
+std::vector<std::exception_ptr> run_each(int n, const std::function<void(const Communicator&)>& body) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
+  test::run_ranks(n, [&](const Communicator& comm) {
+    try {
+      body(comm);
+    } catch (...) {
+      errors[static_cast<std::size_t>(comm.rank())] = std::current_exception();
     }
-    std::vector<std::string> gather(const std::string& local, int root) const override {
-      auto all = allgather(local);
-      return rank_ == root ? all : std::vector<std::string>{};
-    }
-    void broadcast(std::string& bytes, int root) const override {
-      if (rank_ == root) w_.slots_[root] = bytes;
-      w_.sync_.arrive_and_wait();
-      bytes = w_.slots_[root];
-      w_.sync_.arrive_and_wait();
-    }
-
-   private:
-    ThreadRanks& w_;
-    int rank_;
-  };
-  // Runs body(comm) on every rank, each on its own thread (one core's share); the
-  // error each rank threw, or null.
-  std::vector<std::exception_ptr> run(const std::function<void(const Communicator&)>& body) {
-    std::vector<std::exception_ptr> errors(slots_.size());
-    std::vector<std::thread> threads;
-    for (int r = 0; r < static_cast<int>(slots_.size()); ++r)
-      threads.emplace_back([&, r] {
-        ThreadShare share(1);
-        Rank comm(*this, r);
-        try {
-          body(comm);
-        } catch (...) {
-          errors[r] = std::current_exception();
-        }
-      });
-    for (auto& t : threads) t.join();
-    return errors;
-  }
-
- private:
-  std::vector<std::string> slots_;
-  std::barrier<> sync_;
-};
+  });
+  return errors;
+}
 
 // Passes over X, `rows` at a time.
 RowPasses passes_of(const arma::mat& X, uword rows) {
@@ -145,9 +101,8 @@ TEST_CASE("ranks: folds in rank order are the one-process loop; sums in rank ord
   kmeans::ColumnMoments whole;
   whole.add(X);
   const std::vector<uword> cuts = {0, 333, 334, 1000};
-  ThreadRanks world(3);
   std::vector<std::vector<double>> got(3);
-  auto errors = world.run([&](const Communicator& comm) {
+  auto errors = run_each(3, [&](const Communicator& comm) {
     const arma::mat mine = part(X, cuts, comm.rank());
     got[comm.rank()] = kmeans::fold_in_rank_order(comm, kmeans::ColumnMoments().to_doubles(), [&](std::vector<double> s) {
       kmeans::ColumnMoments m = kmeans::ColumnMoments::from_doubles(s);
@@ -155,7 +110,7 @@ TEST_CASE("ranks: folds in rank order are the one-process loop; sums in rank ord
       return m.to_doubles();
     });
     std::vector<double> v = {1.0 * comm.rank(), 2.0};
-    kmeans::sum_over_ranks(comm, v);
+    allreduce_sum(comm, v);
     CHECK(v == std::vector<double>{3.0, 6.0});
   });
   for (int r = 0; r < 3; ++r) {
@@ -163,7 +118,7 @@ TEST_CASE("ranks: folds in rank order are the one-process loop; sums in rank ord
     CHECK(got[r] == whole.to_doubles());  // bit for bit
   }
   // Rank 1's fold fails: rank 2 skips its own, every rank throws rank 1's error.
-  errors = world.run([&](const Communicator& comm) {
+  errors = run_each(3, [&](const Communicator& comm) {
     kmeans::fold_in_rank_order(comm, {0.0}, [&](std::vector<double> s) {
       if (comm.rank() >= 1) throw DataError("part.csv:" + std::to_string(comm.rank()) + ": bad");
       return s;
@@ -183,9 +138,8 @@ TEST_CASE("kmeans|| over ranks: the same centres as one process, bit for bit, fo
     const arma::mat want = kmeans::seed_scalable(all, {0, X.n_rows, X.n_rows}, 8, 3, seed, single_process());
     for (const auto& cuts : splits(X.n_rows)) {
       const int n = static_cast<int>(cuts.size()) - 1;
-      ThreadRanks world(n);
       std::vector<arma::mat> got(n);
-      const auto errors = world.run([&](const Communicator& comm) {
+      const auto errors = run_each(n, [&](const Communicator& comm) {
         const kmeans::Points mine = kmeans::make_points(part(X, cuts, comm.rank()), mom.mean(), arma::rowvec());
         kmeans::MemorySource src(mine);
         const kmeans::RankRows rows = kmeans::rank_rows(comm, mine.n());
@@ -215,9 +169,8 @@ TEST_CASE("kmeans over ranks: the one-process labels, centroids within the summa
     mom.add(X);
     for (const auto& cuts : splits(X.n_rows)) {
       const int n = static_cast<int>(cuts.size()) - 1;
-      ThreadRanks world(n);
       std::vector<std::unique_ptr<KMeans>> got(n);
-      const auto errors = world.run([&](const Communicator& comm) {
+      const auto errors = run_each(n, [&](const Communicator& comm) {
         got[comm.rank()] = std::make_unique<KMeans>(p);
         got[comm.rank()]->fit_stream(passes_of(part(X, cuts, comm.rank()), 100), comm);
       });
@@ -263,9 +216,8 @@ TEST_CASE("kmeans over ranks: given centroids, an empty cluster teleported as on
   mom.add(X);
   for (const auto& cuts : splits(X.n_rows)) {
     const int n = static_cast<int>(cuts.size()) - 1;
-    ThreadRanks world(n);
     std::vector<std::unique_ptr<KMeans>> got(n);
-    const auto errors = world.run([&](const Communicator& comm) {
+    const auto errors = run_each(n, [&](const Communicator& comm) {
       got[comm.rank()] = std::make_unique<KMeans>(p);
       got[comm.rank()]->fit_stream_from(passes_of(part(X, cuts, comm.rank()), 64), start, comm);
     });
@@ -287,8 +239,7 @@ TEST_CASE("kmeans over ranks: a bad row on one rank, or a sequential seeding, st
   p.init = KMeansInit::scalable;
   // Rank 2's rows fail on the pass given (a bad cell, as the CSV reader throws it).
   for (int failing_pass : {1, 2, 4}) {
-    ThreadRanks world(3);
-    const auto errors = world.run([&](const Communicator& comm) {
+    const auto errors = run_each(3, [&](const Communicator& comm) {
       RowPasses passes = passes_of(part(X, cuts, comm.rank()), 50);
       if (comm.rank() == 2) {
         auto opened = std::make_shared<int>(0);
@@ -306,8 +257,7 @@ TEST_CASE("kmeans over ranks: a bad row on one rank, or a sequential seeding, st
             "data.csv:450:2: expected a number");
   }
   p.init = KMeansInit::kmeanspp;
-  ThreadRanks world(2);
-  const auto errors = world.run([&](const Communicator& comm) {
+  const auto errors = run_each(2, [&](const Communicator& comm) {
     KMeans(p).fit_stream(passes_of(part(X, {0, 300, 600}, comm.rank()), 50), comm);
   });
   for (int r = 0; r < 2; ++r)
