@@ -2,6 +2,7 @@
 // clusterer_verbs.hpp, cv_command.hpp); this file adds the fit's summary and timing
 // lines and --centroids.
 #include <cstdio>
+#include <exception>
 #include <memory>
 
 #include "clusterer_verbs.hpp"
@@ -9,7 +10,9 @@
 #include "cv_command.hpp"
 #include "data_options.hpp"
 #include "fit_verb.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/error.hpp"
+#include "mlt/io/csv_chunks.hpp"
 #include "mlt/io/number_format.hpp"
 #include "mlt/kmeans.hpp"
 
@@ -36,6 +39,8 @@ std::string summary(const KMeans& km) {
 
 // Fit hooks: --centroids FILE starts Lloyd from the centroids it lists (the data's
 // columns, by name when both have a header) instead of seeding; k is then their count.
+// In memory, or in parts (--stream, --memory, MPI ranks: fit_parts.hpp), where every
+// rank reads FILE whole.
 struct Centroids {
   std::string path;
   void add_option(CLI::App* fit, KMeans::Params& params) {
@@ -45,34 +50,59 @@ struct Centroids {
     // Before any data is read.
     fit->parse_complete_callback([this, fit, &params] {
       if (params.k == 0 && path.empty()) throw UsageError("-k is required (or --centroids FILE)");
-      if (!path.empty() && (fit->count("--stream") || fit->count("--memory")))
-        throw UsageError("--centroids starts from the rows in memory: not with --stream or --memory");
       if (!path.empty() && fit->count("--categorical"))
         throw UsageError("--centroids lists points in the data's columns, not in their one-hot encoding: not with "
                          "--categorical");
+      if (!path.empty() && fit->count("--shards"))
+        throw UsageError("--centroids names columns of one DATA file: not with --shards");
     });
+  }
+  // The centroids of FILE in DATA's columns (`features`, named by the header DATA has
+  // or not); k, if given, must be their count.
+  arma::mat read(const Names& features, bool had_header, const DataOptions& data, std::size_t k) const {
+    DataOptions copt = data;
+    copt.path = path;
+    copt.ignore.clear();
+    copt.na = "error";  // a centroid has every coordinate; DATA's fill values are not the file's
+    arma::mat start = read_data_for({features, had_header, "", {}, {}, ""}, copt).X;
+    if (k != 0 && k != start.n_rows)
+      throw UsageError("-k " + std::to_string(k) + " but " + path + " has " + std::to_string(start.n_rows) +
+                       " centroids");
+    return start;
   }
   KMeans fit(KMeans::Params params, const FitInput& in) const {
     const io::Table& data = in.data;
     if (path.empty()) return std::move(KMeans(params).fit(data.X));
     refuse_overwrite(in.output, {path});
-    DataOptions copt = in.data_options;
-    copt.path = path;
-    copt.ignore.clear();
-    copt.na = "error";  // a centroid has every coordinate; DATA's fill values are not the file's
-    const arma::mat start = read_data_for({data.feature_names, data.had_header, "", {}, {}, ""}, copt).X;
-    if (params.k != 0 && params.k != start.n_rows)
-      throw UsageError("-k " + std::to_string(params.k) + " but " + path + " has " + std::to_string(start.n_rows) +
-                       " centroids");
-    params.k = start.n_rows;
+    const arma::mat start = read(data.feature_names, data.had_header, in.data_options, params.k);
     return std::move(KMeans(params).fit_from(data.X, start));
+  }
+  // In parts: DATA's columns from its header alone; each rank reads FILE, and a rank
+  // that cannot stops them all (agree).
+  bool fit_parts(KMeans& model, const RowPasses& passes, const Communicator& comm, const DataOptions& data,
+                 const std::string& output) const {
+    if (path.empty()) return false;
+    arma::mat start;
+    std::exception_ptr failure;
+    try {
+      refuse_overwrite(output, {path});
+      io::ColumnSelection sel;
+      sel.ignore = data.ignore;
+      const io::CsvChunks header(data.path, csv_options(data), sel, std::size_t(1) << 16);
+      start = read(header.feature_names(), !data.no_header, data, model.params().k);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(comm, failure);
+    model.fit_stream_from(passes, start, comm);
+    return true;
   }
 };
 
 }  // namespace
 
 void setup_kmeans(CLI::App& app) {
-  auto* km = app.add_subcommand("kmeans", "k-means clustering (exact Lloyd, k-means++ seeding)");
+  auto* km = app.add_subcommand("kmeans", "k-means clustering (exact Lloyd, k-means++ or k-means|| seeding)");
   km->require_subcommand(1);
   km->footer(
       "Examples:\n"
@@ -80,7 +110,8 @@ void setup_kmeans(CLI::App& app) {
       "  mlt kmeans predict iris.km data/iris.csv --distances > clusters.csv\n"
       "  mlt kmeans score iris.km data/iris.csv --labels species --json\n"
       "  mlt kmeans cv data/iris.csv --ignore species -k 2:8 --labels species --score ari\n"
-      "  mlt kmeans fit big.csv -k 20 --stream -o big.km     # re-reads big.csv on every pass");
+      "  mlt kmeans fit big.csv -k 20 --stream -o big.km     # re-reads big.csv on every pass\n"
+      "  mpirun -np 4 mlt kmeans fit big.csv -k 20 --init 'kmeans||' -o big.km   # 4 ranks, a part each");
 
   auto centroids = std::make_shared<Centroids>();
   add_fit_verb<KMeans>(
@@ -88,6 +119,9 @@ void setup_kmeans(CLI::App& app) {
       {.summary = [](const KMeans& m, const FitData&) { return summary(m); },
        .options = [centroids](CLI::App* fit, KMeans::Params& params) { centroids->add_option(fit, params); },
        .fit = [centroids](KMeans::Params params, const FitInput& in) { return centroids->fit(params, in); },
+       .fit_parts =
+           [centroids](KMeans& model, const RowPasses& passes, const Communicator& comm, const DataOptions& data,
+                       const std::string& output) { return centroids->fit_parts(model, passes, comm, data, output); },
        .detail = [](const KMeans& m) {
          return "seeding " + fixed(m.seeding_seconds(), 3) + " s, " + std::to_string(m.total_iterations()) +
                 " Lloyd iterations " + fixed(m.lloyd_seconds(), 3) + " s";

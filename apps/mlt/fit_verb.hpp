@@ -60,6 +60,12 @@ struct FitHooks {
   // timing line (--timings).
   std::function<void(CLI::App* fit, typename E::Params& params)> options = nullptr;
   std::function<E(typename E::Params params, const FitInput& input)> fit = nullptr;
+  // The same for a fit in parts (streamed, or over MPI ranks; fit_parts.hpp): fits in
+  // place of model.fit_stream(passes, comm), DATA's options and the output at hand;
+  // returns false to leave the fit to fit_stream.
+  std::function<bool(E& model, const RowPasses& passes, const Communicator& comm, const DataOptions& data,
+                     const std::string& output)>
+      fit_parts = nullptr;
   std::function<std::string(const E&)> detail = nullptr;
 };
 
@@ -155,7 +161,8 @@ inline std::size_t chunk_bytes_of(const StreamOptions& sopt) {
 // without its values), with the totals of all ranks.
 template <class E>
 void fit_in_parts(E& model, const DataOptions& data, const StreamOptions& sopt, CvTask task, const Names& targets,
-                  FitData& d, const std::function<std::string(const E&)>& detail) {
+                  FitData& d, const std::function<std::string(const E&)>& detail,
+                  const std::function<bool(E&, const RowPasses&, const Communicator&)>& own_fit = nullptr) {
   const Communicator& comm = world();
   const std::size_t size = static_cast<std::size_t>(comm.size());
   const TargetKind kind = task == CvTask::classification ? TargetKind::labels
@@ -179,7 +186,8 @@ void fit_in_parts(E& model, const DataOptions& data, const StreamOptions& sopt, 
         else
           throw std::logic_error("fit_in_parts: the estimator does not fit class labels in parts");
       } else if constexpr (FitsParts<E>) {
-        model.fit_stream(parts.passes(), comm);
+        const RowPasses passes = parts.passes();
+        if (!own_fit || !own_fit(model, passes, comm)) model.fit_stream(passes, comm);
       } else if constexpr (requires(E& e, const RowPasses& p) { e.fit_stream(p); }) {
         model.fit_stream(parts.passes());
       } else {
@@ -270,7 +278,12 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
         if (task == CvTask::regression) targets = opt->targets.empty() ? Names{io::kLastColumn} : opt->targets;
         if (task == CvTask::classification)
           targets = {opt->targets.empty() ? std::string(io::kLastColumn) : opt->targets[0]};
-        fit_in_parts(model, opt->data, opt->stream, task, targets, d, hooks.detail);
+        std::function<bool(E&, const RowPasses&, const Communicator&)> own_fit;
+        if (hooks.fit_parts)
+          own_fit = [&](E& m, const RowPasses& passes, const Communicator& comm) {
+            return hooks.fit_parts(m, passes, comm, opt->data, opt->output);
+          };
+        fit_in_parts(model, opt->data, opt->stream, task, targets, d, hooks.detail, own_fit);
         streamed = true;
         if (world().rank() != 0) return;  // rank 0 alone writes and reports
       }

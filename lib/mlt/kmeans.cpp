@@ -4,7 +4,9 @@
 // nearest centroid; with y fixed the best c is each cluster's barycentre. Neither step
 // can increase E, so E is non-increasing and the run stops at a fixed point.
 //
-// Seeding (k-means++, random rows, farthest-first): kmeans/seeding.hpp.
+// Seeding (k-means++, random rows, farthest-first): kmeans/seeding.hpp; k-means||:
+// kmeans/scalable.hpp. Over several ranks (fit_stream with a communicator): the
+// reductions of kmeans/ranks.hpp, and KMeans::fit_stream says what they change.
 //
 // The assignment step (kmeans/assign.hpp) is exact and fast: the screening values
 // ‖cₗ‖² − 2 x·cₗ come from a GEMM or a fused kernel, and whatever their rounding cannot
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -31,6 +34,8 @@
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/kmeans/assign.hpp"
+#include "mlt/kmeans/ranks.hpp"
+#include "mlt/kmeans/scalable.hpp"
 #include "mlt/kmeans/seeding.hpp"
 #include "mlt/kmeans/source.hpp"
 #include "mlt/metrics.hpp"
@@ -76,6 +81,7 @@ void cluster_sums(BlockSource& src, const Chunking& ch, const uword* labels, uwo
   sums.zeros(p, k);
   counts.zeros(k);
   for (uword c = 0; c < ch.n_chunks; ++c) {
+    if (part_counts[c].is_empty()) continue;  // no rows (a rank's empty part)
     sums += part_sums[c];
     counts += part_counts[c];
   }
@@ -83,7 +89,7 @@ void cluster_sums(BlockSource& src, const Chunking& ch, const uword* labels, uwo
 
 struct Run {
   arma::mat Ct;        // p x k
-  arma::uvec labels;   // n
+  arma::uvec labels;   // n (this rank's rows)
   arma::uvec counts;   // k
   double energy = 0;
   uword n_iter = 0;
@@ -91,10 +97,29 @@ struct Run {
   std::vector<double> history;
 };
 
+// An assignment pass's totals over the ranks: energy, changed labels, counts and
+// sums, k·p + k + 2 doubles from each rank, added in rank order (kmeans/ranks.hpp),
+// the same on every rank. Counts are integers, exact in doubles up to 2⁵³.
+void sum_over_ranks(AssignResult& a, const Communicator& comm) {
+  if (comm.size() == 1) return;
+  std::vector<double> v = {a.energy, static_cast<double>(a.changed)};
+  v.insert(v.end(), a.counts.begin(), a.counts.end());
+  v.insert(v.end(), a.sums.begin(), a.sums.end());
+  allreduce_sum(comm, v);
+  a.energy = v[0];
+  a.changed = static_cast<uword>(v[1]);
+  for (uword l = 0; l < a.counts.n_elem; ++l) a.counts[l] = static_cast<uword>(v[2 + l]);
+  std::copy(v.begin() + 2 + a.counts.n_elem, v.end(), a.sums.begin());
+}
+
 // Moves the centroid of every empty cluster onto the point that contributes most to E
 // (largest d2, first of equals), taken from a cluster it does not empty. Returns how
 // many were moved. Such a move lowers E: that point's term becomes 0.
-uword teleport_empty(arma::uvec& labels, arma::vec& d2, arma::uvec& counts, arma::mat& Ct, BlockSource& src) {
+// Over ranks: each rank offers its own such point (d2, label); the largest wins, the
+// lower rank among equals (rank order is file order, so first of equals still), and
+// its rank sends the point. `counts` are the totals over the ranks.
+uword teleport_empty(arma::uvec& labels, arma::vec& d2, arma::uvec& counts, arma::mat& Ct, BlockSource& src,
+                     const Communicator& comm) {
   uword moved = 0;
   const uword n = src.n();
   for (uword l = 0; l < counts.n_elem; ++l) {
@@ -106,18 +131,43 @@ uword teleport_empty(arma::uvec& labels, arma::vec& d2, arma::uvec& counts, arma
         worst = d2[i];
         pick = i;
       }
-    if (pick == n) continue;  // cannot happen with k <= distinct rows; keep it finite anyway
-    --counts[labels[pick]];
-    labels[pick] = l;
+    int owner = 0;
+    uword from = 0;  // the cluster the point leaves
+    if (comm.size() == 1) {
+      if (pick == n) continue;  // cannot happen with k <= distinct rows; keep it finite anyway
+      from = labels[pick];
+    } else {
+      const auto offers = kmeans::gather_all(
+          comm, pick == n ? std::vector<double>{} : std::vector<double>{worst, static_cast<double>(labels[pick])});
+      owner = -1;
+      for (int q = 0; q < comm.size(); ++q)
+        if (!offers[q].empty() && (owner < 0 || offers[q][0] > offers[owner][0])) owner = q;
+      if (owner < 0) continue;
+      from = static_cast<uword>(offers[owner][1]);
+    }
+    --counts[from];
     counts[l] = 1;
-    d2[pick] = 0;
-    Ct.col(l) = src.fetch(arma::uvec{pick});
+    const bool mine = owner == comm.rank();
+    arma::vec x;
+    kmeans::agreed(comm, [&] {
+      if (mine) x = src.fetch(arma::uvec{pick});
+    });
+    if (mine) {
+      labels[pick] = l;
+      d2[pick] = 0;
+    }
+    if (comm.size() == 1) {
+      Ct.col(l) = x;
+    } else {
+      const auto points = kmeans::gather_all(comm, mine ? std::vector<double>(x.begin(), x.end()) : std::vector<double>{});
+      Ct.col(l) = arma::vec(points[owner]);
+    }
     ++moved;
   }
   return moved;
 }
 
-Run lloyd(BlockSource& src, const Chunking& ch, arma::mat Ct, uword max_iter, double tol) {
+Run lloyd(BlockSource& src, const Chunking& ch, arma::mat Ct, uword max_iter, double tol, const Communicator& comm) {
   const uword n = src.n(), k = Ct.n_cols;
   Run run;
   run.labels.set_size(n);
@@ -126,7 +176,9 @@ Run lloyd(BlockSource& src, const Chunking& ch, arma::mat Ct, uword max_iter, do
   double previous = 0;
   for (uword it = 0;; ++it) {
     const Centres C(Ct);
-    AssignResult a = assign_pass(src, C, ch, run.labels.memptr(), d2.memptr(), true);
+    AssignResult a;
+    kmeans::agreed(comm, [&] { a = assign_pass(src, C, ch, run.labels.memptr(), d2.memptr(), true); });
+    sum_over_ranks(a, comm);
     run.history.push_back(a.energy);
     report_progress({"kmeans lloyd", "pass", it, 0, "inertia", a.energy});
     const bool any_empty = arma::any(a.counts == 0);
@@ -147,8 +199,15 @@ Run lloyd(BlockSource& src, const Chunking& ch, arma::mat Ct, uword max_iter, do
       run.stop = KMeansStop::max_iter;
       break;
     }
-    if (any_empty && teleport_empty(run.labels, d2, a.counts, Ct, src) > 0)
-      cluster_sums(src, ch, run.labels.memptr(), k, a.sums, a.counts);
+    if (any_empty && teleport_empty(run.labels, d2, a.counts, Ct, src, comm) > 0) {
+      kmeans::agreed(comm, [&] { cluster_sums(src, ch, run.labels.memptr(), k, a.sums, a.counts); });
+      AssignResult totals;
+      totals.counts = std::move(a.counts);
+      totals.sums = std::move(a.sums);
+      sum_over_ranks(totals, comm);
+      a.counts = std::move(totals.counts);
+      a.sums = std::move(totals.sums);
+    }
     for (uword l = 0; l < k; ++l)
       if (a.counts[l] > 0) Ct.col(l) = a.sums.col(l) / static_cast<double>(a.counts[l]);
     previous = a.energy;
@@ -174,8 +233,8 @@ arma::mat all_distances(const Points& P, const arma::mat& Ct) {
 
 // ------------------------------------------------------------------- KMeans
 
-void KMeans::check_params() const {
-  if (params_.k < 1) throw UsageError("k must be >= 1");
+void KMeans::check_params(bool given_centroids) const {
+  if (params_.k < 1 && !given_centroids) throw UsageError("k must be >= 1");
   if (params_.max_iter < 1) throw UsageError("max_iter must be >= 1");
   if (!(params_.tol >= 0) || !std::isfinite(params_.tol)) throw UsageError("tol must be a finite number >= 0");
 }
@@ -198,17 +257,22 @@ void KMeans::check_distinct(std::size_t distinct, std::size_t k) const {
                     (distinct == 1 ? " (all rows are identical)" : ""));
 }
 
+void KMeans::check_initial(const arma::mat& initial_centroids, std::size_t p) const {
+  if (initial_centroids.n_cols != p)
+    throw DataError("initial centroids have " + std::to_string(initial_centroids.n_cols) + " features, the data " +
+                    std::to_string(p));
+  if (!initial_centroids.is_finite()) throw DataError("non-finite initial centroid");
+}
+
 KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids) {
-  check_params();
-  check_fit_input(X, 1);
   const bool given = !initial_centroids.is_empty();
+  check_params(given);
+  check_fit_input(X, 1);
   const uword n = X.n_rows, p = X.n_cols;
   const uword k = given ? initial_centroids.n_rows : params_.k;
   if (given) {
-    if (initial_centroids.n_cols != p)
-      throw DataError("initial centroids have " + std::to_string(initial_centroids.n_cols) +
-                      " features, the data " + std::to_string(p));
-    if (!initial_centroids.is_finite()) throw DataError("non-finite initial centroid");
+    check_initial(initial_centroids, p);
+    params_.k = k;  // k is the centroids' count
   }
   if (k > n) throw DataError("k=" + std::to_string(k) + " > n_samples=" + std::to_string(n));
   kmeans::ColumnMoments moments;
@@ -217,44 +281,137 @@ KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids)
   const Points P = make_points(X, shift_, scale_);
   check_distinct(kmeans::distinct_columns(P.Xt, k), k);
   kmeans::MemorySource src(P);
-  fit_source(src, initial_centroids);
+  fit_source(src, initial_centroids, {0, n, n}, single_process());
   data_passes_ = 0;
   return *this;
 }
 
-KMeans& KMeans::fit_stream(const RowPasses& passes) {
-  check_params();
-  // The first pass: the row count, the checks fit_from makes, and the centring.
+KMeans& KMeans::fit_stream(const RowPasses& passes, const Communicator& comm) {
+  fit_passes(passes, arma::mat(), comm);
+  return *this;
+}
+
+KMeans& KMeans::fit_stream_from(const RowPasses& passes, const arma::mat& initial_centroids,
+                                const Communicator& comm) {
+  if (initial_centroids.is_empty()) throw Error("internal: fit_stream_from without centroids", kExitSoftware);
+  fit_passes(passes, initial_centroids, comm);
+  return *this;
+}
+
+namespace {
+
+// Distinct points over every rank's rows, counting up to `stop_at`: each rank's own
+// (at most stop_at of them) sent to all, their union counted. At most stop_at·p
+// doubles from each rank.
+std::size_t distinct_points_over_ranks(kmeans::BlockSource& src, std::size_t stop_at, const Communicator& comm) {
+  if (comm.size() == 1) return kmeans::distinct_points(src, stop_at);
+  std::vector<double> mine;
+  kmeans::agreed(comm, [&] {
+    std::set<std::vector<double>> seen;
+    src.visit([&](const Points& P, uword) {
+      for (uword i = 0; i < P.n(); ++i)
+        if (seen.emplace(P.Xt.colptr(i), P.Xt.colptr(i) + P.p()).second) {
+          mine.insert(mine.end(), P.Xt.colptr(i), P.Xt.colptr(i) + P.p());
+          if (seen.size() >= stop_at) return false;
+        }
+      return true;
+    });
+  });
+  std::set<std::vector<double>> all;
+  const std::size_t p = src.p();
+  for (const auto& theirs : kmeans::gather_all(comm, mine))
+    for (std::size_t at = 0; at + p <= theirs.size() && all.size() < stop_at; at += p)
+      all.emplace(theirs.begin() + static_cast<std::ptrdiff_t>(at), theirs.begin() + static_cast<std::ptrdiff_t>(at + p));
+  return all.size();
+}
+
+}  // namespace
+
+void KMeans::fit_passes(const RowPasses& passes, const arma::mat& initial_centroids, const Communicator& comm) {
+  const bool given = !initial_centroids.is_empty();
+  check_params(given);
+  const bool ranks = comm.size() > 1;
+  if (ranks && !given && params_.init != KMeansInit::scalable)
+    throw UsageError("over several ranks k-means seeds by kmeans|| (init " + name_of(KMeansInit::scalable) +
+                     ", or its other name kmeans-parallel) or starts from given centroids; " + name_of(params_.init) +
+                     " needs a pass over all rows per centre, in sequence");
+  // The first pass: the row count and the checks fit_from makes; on one process also
+  // the centring (over ranks it needs the rows of the ranks before: the fold below).
   kmeans::ColumnMoments moments;
-  {
+  std::uint64_t count = 0;
+  uword width = 0;
+  double max_abs = 0;
+  kmeans::agreed(comm, [&] {
     const RowChunks next = passes();
     arma::mat X, Y;
     while (next(X, Y)) {
       if (!X.is_finite()) throw DataError("non-finite value in the data");
-      moments.add(X);
+      if (X.n_rows == 0) continue;
+      if (count > 0 && X.n_cols != width) throw Error("internal: chunks of different widths", kExitSoftware);
+      width = X.n_cols;
+      count += X.n_rows;
+      max_abs = std::max(max_abs, arma::abs(X).max());
+      if (!ranks) moments.add(X);
     }
+  });
+  // Every rank's count, width and largest |x|.
+  std::uint64_t n = 0;
+  kmeans::RankRows rows{0, count, count};
+  if (ranks) {
+    rows = kmeans::rank_rows(comm, count);
+    n = rows.total;
+    for (const auto& theirs : kmeans::gather_all(comm, {static_cast<double>(width), max_abs})) {
+      if (theirs[0] > 0 && width > 0 && theirs[0] != static_cast<double>(width))
+        throw Error("internal: ranks read rows of different widths", kExitSoftware);
+      if (theirs[0] > 0) width = static_cast<uword>(theirs[0]);
+      max_abs = std::max(max_abs, theirs[1]);
+    }
+  } else {
+    n = moments.n();
+    width = moments.p();
   }
-  if (moments.p() == 0) throw DataError("no feature columns");
-  const uword n = moments.n(), k = params_.k;
-  if (moments.max_abs() > 1e150) {  // as check_fit_input
+  if (width == 0) throw DataError("no feature columns");
+  const uword k = given ? initial_centroids.n_rows : params_.k;
+  if (given) {
+    check_initial(initial_centroids, width);
+    params_.k = k;  // k is the centroids' count
+  }
+  if (max_abs > 1e150) {  // as check_fit_input
     std::ostringstream s;
-    s << "values up to " << moments.max_abs() << " would overflow when squared; rescale the data";
+    s << "values up to " << max_abs << " would overflow when squared; rescale the data";
     throw DataError(s.str());
   }
   if (k > n) throw DataError("k=" + std::to_string(k) + " > n_samples=" + std::to_string(n));
+  std::size_t extra_passes = 1;
+  if (ranks) {
+    // The centring moments, the one-process recurrence continued from rank to rank.
+    moments = kmeans::ColumnMoments::from_doubles(
+        kmeans::fold_in_rank_order(comm, kmeans::ColumnMoments().to_doubles(), [&](std::vector<double> state) {
+          kmeans::ColumnMoments m = kmeans::ColumnMoments::from_doubles(state);
+          const std::size_t before = m.n();
+          const RowChunks next = passes();
+          arma::mat X, Y;
+          while (next(X, Y)) m.add(X);
+          if (m.n() - before != count)
+            throw DataError("the data changed while k-means was reading it: the second pass found " +
+                            std::to_string(m.n() - before) + " rows, the first " + std::to_string(count));
+          return m.to_doubles();
+        }));
+    ++extra_passes;
+  }
   set_transform(moments);
-  kmeans::StreamSource src(passes, n, moments.p(), shift_, scale_);
-  check_distinct(kmeans::distinct_points(src, k), k);
-  fit_source(src, arma::mat());
-  data_passes_ = 1 + src.passes();
-  return *this;
+  kmeans::StreamSource src(passes, count, width, shift_, scale_);
+  check_distinct(distinct_points_over_ranks(src, k, comm), k);
+  fit_source(src, initial_centroids, rows, comm);
+  data_passes_ = extra_passes + src.passes();
 }
 
-void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centroids) {
+void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centroids, const kmeans::RankRows& rows,
+                        const Communicator& comm) {
   const bool given = !initial_centroids.is_empty();
-  const uword n = src.n(), p = src.p();
+  const uword p = src.p();
   const uword k = given ? initial_centroids.n_rows : params_.k;
-  const Chunking ch(n, p, k);
+  const Chunking ch(src.n(), p, k);
   std::size_t n_init = params_.n_init;
   if (given) n_init = 1;
   else if (n_init == 0) n_init = params_.init == KMeansInit::random ? 10 : 1;
@@ -276,11 +433,16 @@ void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centr
     Random rng(seeds[r]);
     auto t0 = Clock::now();
     arma::mat C0;
+    std::vector<std::uint64_t> seed_rows;
     if (given) {
       C0 = initial_centroids;
       C0.each_row() -= shift_;
       if (params_.standardize) C0.each_row() /= scale_;
       C0 = C0.t();
+    } else if (params_.init == KMeansInit::scalable) {
+      C0 = kmeans::seed_scalable(src, rows, k, trials, seeds[r], comm, {}, nullptr, &seed_rows);
+    } else if (comm.size() > 1) {
+      throw Error("internal: a sequential seeding over ranks", kExitSoftware);
     } else if (params_.init == KMeansInit::kmeanspp) {
       kmeans::seed_kmeanspp(src, ch, k, trials, rng, &C0);
     } else if (params_.init == KMeansInit::farthest) {
@@ -290,13 +452,14 @@ void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centr
     }
     seeding_seconds_ += seconds_since(t0);
     t0 = Clock::now();
-    Run run = lloyd(src, ch, std::move(C0), params_.max_iter, params_.tol);
+    Run run = lloyd(src, ch, std::move(C0), params_.max_iter, params_.tol, comm);
     lloyd_seconds_ += seconds_since(t0);
     total_iterations_ += run.n_iter;
     restart_energies_.push_back(run.energy);
     if (r == 0 || run.energy < best.energy) {  // ties keep the earlier restart
       best = std::move(run);
       best_restart_ = r;
+      seed_rows_ = std::move(seed_rows);
     }
   }
   centroids_ = best.Ct.t();
@@ -383,11 +546,12 @@ const ParamTable<KMeansParams>& KMeansParams::table() {
     d.back().flag = "-k,--clusters";
     d.back().show_default = false;
     d.push_back(choice<P>("init", &P::init,
-                          "Seeding: kmeans++ (D(x)^2 sampling), random (k distinct rows) or farthest "
-                          "(farthest-first)"));
+                          "Seeding: kmeans++ (D(x)^2 sampling), random (k distinct rows), farthest "
+                          "(farthest-first) or kmeans|| (k-means||, oversampling rounds; the same centres on any "
+                          "number of MPI ranks; also named kmeans-parallel)"));
     d.push_back(integer<P>("n_init", &P::n_init,
-                           "Seedings to run, keeping the lowest energy (default: 1 for kmeans++ and farthest, 10 for "
-                           "random)",
+                           "Seedings to run, keeping the lowest energy (default: 1 for kmeans++, kmeans|| and "
+                           "farthest, 10 for random)",
                            Bounds::between(1, 10000)));  // a count of whole fits: bounded, as --repeats
     d.back().show_default = false;
     d.back().sweep = false;
@@ -400,10 +564,10 @@ const ParamTable<KMeansParams>& KMeansParams::table() {
     d.back().sweep = false;
     d.push_back(applies_if(integer<P>("local_trials", &P::local_trials,
                                       "kmeans++ candidates per centre, the best kept (default: 2 + ln k; 1: plain "
-                                      "k-means++)",
+                                      "k-means++); for kmeans||, in its final weighted k-means++",
                                       Bounds::at_least(1)),
-                           [](const P& p) { return p.init == KMeansInit::kmeanspp; },
-                           "to the kmeans++ seeding only"));
+                           [](const P& p) { return p.init == KMeansInit::kmeanspp || p.init == KMeansInit::scalable; },
+                           "to the kmeans++ and kmeans|| seedings only"));
     d.back().show_default = false;
     d.back().sweep = false;
     d.push_back(mlt::seed<P>("seed", &P::seed, "Seed of the seeding (the same seed gives the same model)"));
@@ -428,6 +592,13 @@ void KMeans::save(io::ModelWriter& out) const {
                {"energy", energy_},
                {"cluster_sizes", arma::conv_to<std::vector<arma::uword>>::from(sizes_)},
                {"restart_energies", restart_energies_}};
+  // kmeans||'s centres as rows of the data, numbered from 1 (the same on any number
+  // of MPI ranks: a check anyone can make).
+  if (!seed_rows_.empty()) {
+    std::vector<std::uint64_t> numbered;
+    for (std::uint64_t g : seed_rows_) numbered.push_back(g + 1);
+    h["info"]["seed_rows"] = numbered;
+  }
   // Centroids in the units of the data (for people), and the working copy predict
   // uses: centred on the training mean (and standardized), bit for bit as fitted.
   out.add("centroids", centroids_original());
@@ -477,6 +648,8 @@ KMeans KMeans::load(const io::ModelReader& in) {
   const std::string stopped_by = in.get_or<std::string>("/info/stopped_by", "");
   for (auto stop : {KMeansStop::no_change, KMeansStop::tol, KMeansStop::max_iter})
     if (stopped_by == name_of(stop)) km.stop_ = stop;
+  for (std::uint64_t g : in.get_or<std::vector<std::uint64_t>>("/info/seed_rows", {}))
+    if (g > 0) km.seed_rows_.push_back(g - 1);
   const auto sizes = in.get_or<std::vector<arma::uword>>("/info/cluster_sizes", {});
   if (sizes.size() == k) km.sizes_ = arma::conv_to<arma::uvec>::from(sizes);
   return km;

@@ -19,7 +19,9 @@
 #include "mlt/core/random.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
+#include "mlt/kmeans/ranks.hpp"
 #include "mlt/kmeans/source.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/params.hpp"
 #include "mlt/core/estimator.hpp"
@@ -30,19 +32,24 @@ enum class KMeansInit {
   kmeanspp,  // k-means++: D(x)² sampling (Arthur & Vassilvitskii 2007), greedy with local trials
   random,    // k distinct rows drawn uniformly
   farthest,  // first centre at random, then each time the point farthest from all chosen
+  scalable,  // k-means|| (Bahmani et al. 2012, kmeans/scalable.hpp): a few oversampling rounds,
+             // then weighted k-means++; the seeding of a fit over several ranks
 };
-inline constexpr NameTable<KMeansInit, 4> kKMeansInitNames{"seeding",
+inline constexpr NameTable<KMeansInit, 6> kKMeansInitNames{"seeding",
                                                           {{{KMeansInit::kmeanspp, "kmeans++"},
                                                             {KMeansInit::random, "random"},
                                                             {KMeansInit::farthest, "farthest"},
-                                                            {KMeansInit::kmeanspp, "k-means++"}}}};
+                                                            {KMeansInit::scalable, "kmeans||"},
+                                                            {KMeansInit::kmeanspp, "k-means++"},
+                                                            // `||` is a shell operator: a name without it
+                                                            {KMeansInit::scalable, "kmeans-parallel"}}}};
 constexpr const auto& name_table(KMeansInit) { return kKMeansInitNames; }
 
 struct KMeansParams {
   std::size_t k = 8;                       // number of clusters, >= 1
   KMeansInit init = KMeansInit::kmeanspp;
-  std::size_t n_init = 0;                  // restarts; 0: "auto" (1 for kmeans++ and
-                                           // farthest, 10 for random; scikit-learn's auto)
+  std::size_t n_init = 0;                  // restarts; 0: "auto" (1 for kmeans++, kmeans||
+                                           // and farthest, 10 for random; scikit-learn's auto)
   std::size_t max_iter = 300;              // Lloyd iterations per restart, >= 1
   // Stop when (E_prev − E) / E_prev < tol (relative decrease of the energy in one pass).
   // The default 0 stops only when a pass changes no assignment, which makes the output
@@ -58,7 +65,8 @@ struct KMeansParams {
   // took 26). max_iter, if it comes first, warns.
   double tol = 0;
   std::size_t local_trials = 0;            // k-means++ candidates per centre, the best kept
-                                           // (scikit-learn's greedy variant); 0: 2 + ⌊ln k⌋;
+                                           // (scikit-learn's greedy variant; for kmeans||, in
+                                           // its final weighted k-means++); 0: 2 + ⌊ln k⌋;
                                            // 1: plain k-means++
   std::uint64_t seed = kDefaultSeed;
   bool standardize = false;                // cluster standardized columns
@@ -84,19 +92,47 @@ class KMeans {
   // number of distinct rows or the data is unusable. Starts over.
   KMeans& fit(const arma::mat& X);
   // One Lloyd run from the given centroids (k x p, in the units of X; standardized
-  // units with `standardize`), without seeding or restarts.
+  // units with `standardize`), without seeding or restarts; params().k becomes their
+  // count (the k given, if any, is not used).
   KMeans& fit_from(const arma::mat& X, const arma::mat& initial_centroids);
   // The same fit as fit(X) with X read again on every pass instead of held
   // (`mlt kmeans fit --stream`): each call of `passes` starts a read of the same rows.
   // Same seeding, same assignments, same centroids, bit for bit (kmeans/source.hpp
   // says why). Passes: one for the centring, then per restart, for each centre of the
   // seeding, a partial one fetching the rows it draws (up to the last of them) and a
-  // full one for their distances, and one per Lloyd iteration. Memory: O(k·p + chunk)
-  // and per row 8 bytes for its label and 8 for its squared distance (the teleport of
-  // an empty cluster needs both; with restarts, 8 more for the best run's labels),
-  // plus during kmeans++ seeding 8 per candidate (local_trials) and 8 for the running
-  // D²: at 2 + ln k candidates, 5 to 8 doubles a row, against p in memory.
-  KMeans& fit_stream(const RowPasses& passes);
+  // full one for their distances (kmeans||: two per round and one for the weights),
+  // and one per Lloyd iteration. Memory: O(k·p + chunk) and per row 8 bytes for its
+  // label and 8 for its squared distance (the teleport of an empty cluster needs both;
+  // with restarts, 8 more for the best run's labels), plus during kmeans++ seeding 8
+  // per candidate (local_trials) and 8 for the running D²: at 2 + ln k candidates, 5
+  // to 8 doubles a row, against p in memory.
+  //
+  // Over several ranks (comm.size() > 1; core/distributed.hpp), `passes` reads this
+  // rank's rows only (a part of the file, in file order, parts in rank order), and
+  // every rank ends with the same model (labels() holds this rank's rows). The seeding
+  // must be kmeans|| (the others need a pass per centre, in sequence: refused, a
+  // UsageError) or given centroids (fit_stream_from). What differs from one process:
+  //   - the centring moments are folded through the ranks in rank order (one more
+  //     pass, the ranks taking turns: kmeans/ranks.hpp), the same bits as one process;
+  //   - kmeans|| gives the same centres for any number of ranks (kmeans/scalable.hpp);
+  //   - each Lloyd iteration sums the ranks' centroid sums and counts (k·p + k + 2
+  //     doubles from each rank, added in rank order), which rounds differently than
+  //     one process's chunk order. The bound: while the assignments are the same,
+  //     every centroid is the mean of the same points, so it differs from the
+  //     one-process centroid by at most 2 γ_{n_l} Σᵢ |xᵢⱼ| / n_l in coordinate j
+  //     (γₘ = mε / (1 − mε); two sums of the same n_l values in different orders, each
+  //     within γ_{n_l−1} Σ|x| of the exact one, and each division's rounding; x in the
+  //     working space, centred and scaled as centroids() is), fresh at every
+  //     iteration: nothing accumulates. An assignment can differ only for a point
+  //     whose two nearest centroids are that close to a tie; the tests check that
+  //     margin on their data, so there the labels are the same. The energy is such a
+  //     sum too, so tol > 0 or restarts may decide differently only when energies are
+  //     within rounding of the threshold or of each other.
+  // -np 1 (comm.size() == 1) is the single-process fit itself.
+  KMeans& fit_stream(const RowPasses& passes, const Communicator& comm = single_process());
+  // fit_stream from given centroids (k x p, in the units of the data), as fit_from.
+  KMeans& fit_stream_from(const RowPasses& passes, const arma::mat& initial_centroids,
+                          const Communicator& comm = single_process());
 
   // X: m x p -> cluster index 0..k-1 of each row (nearest centroid, ties to the lower).
   Labels predict(const arma::mat& X) const;
@@ -137,6 +173,9 @@ class KMeans {
   std::size_t n_restarts() const { return restart_energies_.size(); }
   std::size_t best_restart() const { return best_restart_; }   // 0-based
   const std::vector<double>& restart_energies() const { return restart_energies_; }
+  // kmeans||: the rows (0-based, in the whole data) its centres were, in the kept
+  // restart; the same for any number of ranks. Empty for the other seedings.
+  const std::vector<std::uint64_t>& seed_rows() const { return seed_rows_; }
   // E after each assignment step of the kept run, ending with the final energy:
   // non-increasing.
   const std::vector<double>& energy_history() const { return history_; }
@@ -153,11 +192,16 @@ class KMeans {
   static KMeans load(const io::ModelReader& in);
 
  private:
-  void check_params() const;
+  void check_params(bool given_centroids = false) const;  // k is not needed with given centroids
   void check_distinct(std::size_t distinct, std::size_t k) const;
   void set_transform(const kmeans::ColumnMoments& moments);
-  // Seeding and Lloyd over the prepared points, every restart: the fit proper.
-  void fit_source(kmeans::BlockSource& src, const arma::mat& initial_centroids);
+  void check_initial(const arma::mat& initial_centroids, std::size_t p) const;
+  // The streamed fit, over one rank or several.
+  void fit_passes(const RowPasses& passes, const arma::mat& initial_centroids, const Communicator& comm);
+  // Seeding and Lloyd over the prepared points, every restart: the fit proper. `rows`:
+  // where src's rows sit among all ranks' (a single process: all of them).
+  void fit_source(kmeans::BlockSource& src, const arma::mat& initial_centroids, const kmeans::RankRows& rows,
+                  const Communicator& comm);
   void require_fitted() const;
   // The assignment pass over X (m x p): labels (resized to m) and the energy.
   double assign_rows(const arma::mat& X, Labels& labels) const;
@@ -173,6 +217,7 @@ class KMeans {
   KMeansStop stop_ = KMeansStop::no_change;
   std::size_t best_restart_ = 0;
   std::vector<double> restart_energies_;
+  std::vector<std::uint64_t> seed_rows_;
   std::vector<double> history_;
   double seeding_seconds_ = 0, lloyd_seconds_ = 0;
   std::size_t total_iterations_ = 0;

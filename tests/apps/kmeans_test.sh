@@ -65,6 +65,23 @@ check "threads 1 = threads 3" test "$(grep -v '^{' digits1.km | sed '$d')" = "$(
 check "another seed, another model" test "$(grep -v '^{' digits1.km | sed '$d')" != "$(grep -v '^{' digits-seed7.km | sed '$d')"
 expect_status 0 "farthest seeding" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 4 --init farthest -o far.km
 
+# kmeans|| (its centres on separated blobs and its rank independence are tested in
+# tests/lib/kmeans/ and tests/apps/mpi_kmeans_test.sh): the model names the rows it
+# seeded from, and its other name gives the same model.
+expect_status 0 "kmeans|| seeding" "$MLT" kmeans fit "$DATA/digits.csv" --ignore digit -k 10 --init 'kmeans||' -o par.km
+run "$MLT" info par.km --json
+check "kmeans||: info seeding" test "$(info_get seeding <<<"$out")" = "kmeans||"
+check "kmeans||: 10 seed rows, distinct, within 1..1797" python3 -c "
+import json, sys
+rows = json.loads(sys.argv[1])['info']['seed_rows']
+sys.exit(0 if len(rows) == 10 == len(set(rows)) and all(1 <= r <= 1797 for r in rows) else 1)" "$out"
+"$MLT" kmeans fit "$DATA/digits.csv" --ignore digit -k 10 --init kmeans-parallel -o par2.km 2>/dev/null
+check "kmeans-parallel = kmeans||" test "$(grep -v '^{' par.km | sed '$d')" = "$(grep -v '^{' par2.km | sed '$d')"
+expect_status 0 "kmeans|| --local-trials" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --init 'kmeans||' \
+  --local-trials 1 -o par3.km
+expect_error 2 "applies to the kmeans\+\+ and kmeans\|\| seedings only" "--local-trials with farthest" \
+  "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --init farthest --local-trials 2 -o x.km
+
 # --centroids: Lloyd from given centroids (scikit-learn's optimum: nothing moves).
 python3 -c "
 import json; d = json.load(open('$REF'))['iris']

@@ -145,11 +145,11 @@ run mpi 2 "$MLT" ridge cv - --lambda 1 <"$DATA/diabetes.csv"
 check "cv from standard input under -np 2: refused (exit $rc; $err)" test "$rc" -eq 2
 
 # What is not distributed yet is refused, not run once per rank; so is standard input.
-run mpi 2 "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 -o x.km
-check "kmeans fit -np 2: status 2 (exit $rc)" test "$rc" -eq 2
-check "kmeans fit -np 2: says what is distributed, once ($err)" \
-  test "$(count "^mlt kmeans fit: error: under MPI \(2 ranks\) only cv \(.*kmeans.*\), fit \(pca, ridge\), predict \(.*\) run distributed" "$err")" -eq 1
-check "kmeans fit -np 2: nothing written" test ! -e x.km
+run mpi 2 "$MLT" perceptron fit "$DATA/iris.csv" -o x.perceptron
+check "perceptron fit -np 2: status 2 (exit $rc)" test "$rc" -eq 2
+check "perceptron fit -np 2: says what is distributed, once ($err)" \
+  test "$(count "^mlt perceptron fit: error: under MPI \(2 ranks\) only cv \(.*kmeans.*\), fit \([a-z, ]*pca, ridge\), predict \(.*\) run distributed" "$err")" -eq 1
+check "perceptron fit -np 2: nothing written" test ! -e x.perceptron
 run mpi 2 "$MLT" ridge fit - -o x.ridge <"$DATA/diabetes.csv"
 check "standard input under -np 2: refused (exit $rc)" test "$rc" -eq 2
 check "standard input under -np 2: says why ($err)" test "$(count "standard input cannot be split" "$err")" -eq 1

@@ -112,7 +112,9 @@ check "kmeans --stream from stdin: usage error" test "$rc" -eq 2
 check "kmeans --stream from stdin: says why" grep -q "standard input can be read only once" <<<"$err"
 run sh -c "cat '$DATA/iris.csv' | '$MLT' kmeans fit - --ignore species -k 3 --memory 1G -o x.km"
 check "kmeans --memory from stdin: refused too" test "$rc" -eq 2
-expect_error 2 "--centroids starts from the rows in memory" "kmeans --centroids --stream" \
+# --centroids streams too (tests/apps/mpi_kmeans_test.sh compares it with the
+# in-memory fit); a file without the data's columns is refused as in memory.
+expect_error 65 "mem.pred: no column named \"sepal_length\"" "kmeans --centroids --stream of a file without the columns" \
   "$MLT" kmeans fit "$DATA/iris.csv" --ignore species --centroids mem.pred --stream -o x.km
 python3 -c '
 print("a,b")

@@ -333,6 +333,7 @@ AssignResult assign_pass(BlockSource& src, const Centres& C, const Chunking& ch,
   res.counts.zeros(k);
   if (with_sums) res.sums.zeros(p, k);
   for (const auto& part : parts) {  // chunk order: deterministic
+    if (part.counts.is_empty()) continue;  // no rows (a rank's empty part)
     res.energy += part.energy;
     res.changed += part.changed;
     res.counts += part.counts;

@@ -71,6 +71,31 @@ arma::rowvec ColumnMoments::scale() const {
   return s;
 }
 
+std::vector<double> ColumnMoments::to_doubles() const {
+  std::vector<double> v = {static_cast<double>(p()), static_cast<double>(n_)};
+  if (n_ == 0) return v;
+  for (const arma::rowvec* r : {&mean_, &m2_, &col_max_, &first_}) v.insert(v.end(), r->begin(), r->end());
+  for (uword j = 0; j < p(); ++j) v.push_back(static_cast<double>(varies_[j]));
+  return v;
+}
+
+ColumnMoments ColumnMoments::from_doubles(const std::vector<double>& v) {
+  ColumnMoments m;
+  if (v.size() < 2 || (v[1] > 0 && v.size() != 2 + 5 * static_cast<std::size_t>(v[0])))
+    throw Error("internal: a column moments state of " + std::to_string(v.size()) + " doubles", kExitSoftware);
+  m.n_ = static_cast<std::size_t>(v[1]);
+  if (m.n_ == 0) return m;
+  const uword p = static_cast<uword>(v[0]);
+  auto part = [&](std::size_t i) { return arma::rowvec(v.data() + 2 + i * p, p); };
+  m.mean_ = part(0);
+  m.m2_ = part(1);
+  m.col_max_ = part(2);
+  m.first_ = part(3);
+  m.varies_ = arma::conv_to<arma::uvec>::from(part(4));
+  m.max_abs_ = m.col_max_.max();
+  return m;
+}
+
 arma::mat BlockSource::fetch(const arma::uvec& rows) {
   arma::mat out(p_, rows.n_elem);
   if (rows.is_empty()) return out;
@@ -106,11 +131,12 @@ RowChunks StreamSource::open() {
   return open_();
 }
 
-void StreamSource::check_rows(std::size_t rows) const {  // rows = 0: another width
-  if (rows != n_ || rows == 0)
-    throw DataError("the data changed while k-means was reading it: pass " + std::to_string(passes_) + " found " +
-                    (rows > n_ ? "more than " : "") + std::to_string(rows) + " rows, the first pass " +
-                    std::to_string(n_));
+void StreamSource::check_rows(std::size_t rows, bool width_changed) const {
+  const std::string changed = "the data changed while k-means was reading it: pass " + std::to_string(passes_);
+  if (width_changed) throw DataError(changed + " found rows of another width");
+  if (rows != n_)
+    throw DataError(changed + " found " + (rows > n_ ? "more than " : "") + std::to_string(rows) +
+                    " rows, the first pass " + std::to_string(n_));
 }
 
 void StreamSource::visit(const std::function<bool(const Points&, uword)>& fn) {
@@ -118,7 +144,7 @@ void StreamSource::visit(const std::function<bool(const Points&, uword)>& fn) {
   arma::mat X, Y;
   uword first = 0;
   while (next(X, Y)) {
-    if (X.n_cols != p_) check_rows(0);
+    if (X.n_rows > 0 && X.n_cols != p_) check_rows(0, true);
     if (first + X.n_rows > n_) check_rows(first + X.n_rows);
     if (!fn(make_points(X, shift_, scale_), first)) return;
     first += X.n_rows;
@@ -132,7 +158,7 @@ void StreamSource::for_each_block(const Chunking& ch, const BlockWork& work) {
   uword start = 0;                  // global index of pending's first row
   std::size_t c = 0;                // the chunk of the next block
   while (next(X, Y)) {
-    if (X.n_cols != p_) check_rows(0);
+    if (X.n_rows > 0 && X.n_cols != p_) check_rows(0, true);
     if (start + pending.n_rows + X.n_rows > n_) check_rows(start + pending.n_rows + X.n_rows);
     pending = pending.is_empty() ? std::move(X) : arma::mat(arma::join_cols(pending, X));
     const uword have = start + pending.n_rows;

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "mlt/core/row_passes.hpp"
 #include "mlt/core/types.hpp"
@@ -47,6 +48,10 @@ class ColumnMoments {
   // ddof 0, as Standardizer; a column constant up to rounding noise (sd at most
   // 10 ε x its largest |x|) gets 1, with a warning when it does hold different values.
   arma::rowvec scale() const;
+  // The state as doubles and back, exactly (n up to 2⁵³): to continue the recurrence
+  // on the next rank (kmeans/ranks.hpp, fold_in_rank_order). 2 + 5p doubles.
+  std::vector<double> to_doubles() const;
+  static ColumnMoments from_doubles(const std::vector<double>& v);
 
  private:
   std::size_t n_ = 0;
@@ -103,7 +108,7 @@ class StreamSource final : public BlockSource {
 
  private:
   RowChunks open();
-  void check_rows(std::size_t rows) const;
+  void check_rows(std::size_t rows, bool width_changed = false) const;
   RowPasses open_;
   arma::rowvec shift_, scale_;
   std::size_t passes_ = 0;

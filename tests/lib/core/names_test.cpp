@@ -28,7 +28,7 @@ void check_round_trip(std::size_t n_values) {
 
 TEST_CASE("every enumeration's names round-trip; aliases are read, canonical names written") {
   check_round_trip<mlt::KernelType>(9);
-  check_round_trip<mlt::KMeansInit>(3);
+  check_round_trip<mlt::KMeansInit>(4);
   check_round_trip<mlt::KMeansStop>(3);
   check_round_trip<mlt::KnnWeights>(3);
   check_round_trip<mlt::LandmarkMethod>(2);
@@ -43,6 +43,6 @@ TEST_CASE("every enumeration's names round-trip; aliases are read, canonical nam
   CHECK(mlt::name_of(mlt::parse_name<mlt::RidgeSolver>("cholesky")) == "primal");
   CHECK_THROWS_WITH_AS(mlt::parse_name<mlt::KernelType>("rfb"),
                        "unknown kernel \"rfb\" (linear, poly, rbf, laplacian, exponential, sigmoid, spectrum, walk, precomputed)", mlt::UsageError);
-  CHECK_THROWS_WITH_AS(mlt::parse_name<mlt::KMeansInit>("Random"), "unknown seeding \"Random\" (kmeans++, random, farthest)",
+  CHECK_THROWS_WITH_AS(mlt::parse_name<mlt::KMeansInit>("Random"), "unknown seeding \"Random\" (kmeans++, random, farthest, kmeans||)",
                        mlt::UsageError);
 }
