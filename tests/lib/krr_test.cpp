@@ -7,9 +7,11 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <barrier>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "mlt/io/model_file.hpp"
 #include "mlt/krr.hpp"
 #include "mlt/nystrom.hpp"
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/row_passes.hpp"
 #include "mlt/ridge.hpp"
 #include "test_util.hpp"
@@ -514,4 +517,124 @@ TEST_CASE("krr: a streamed model saves, loads and predicts as itself") {
   const Krr back = Krr::load(io::ModelReader::parse(w.bytes(), "test"));
   CHECK(arma::approx_equal(back.predict(X), k.predict(X), "absdiff", 0.0));
   CHECK(back.n_train() == 200);
+}
+
+
+namespace {
+
+// N ranks as N threads of this process, their collectives real (every rank's part
+// exchanged over a barrier), so that the distributed fit runs as under MPI.
+class ThreadRanks final : public Communicator {
+ public:
+  struct World {
+    explicit World(int n) : size(n), slots(n), sync(n) {}
+    int size;
+    std::vector<std::string> slots;
+    std::barrier<> sync;
+  };
+  ThreadRanks(World& world, int rank) : world_(world), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return world_.size; }
+  std::vector<std::string> allgather(const std::string& local) const override {
+    world_.slots[rank_] = local;
+    world_.sync.arrive_and_wait();
+    std::vector<std::string> all = world_.slots;
+    world_.sync.arrive_and_wait();
+    return all;
+  }
+  std::vector<std::string> gather(const std::string& local, int root) const override {
+    std::vector<std::string> all = allgather(local);
+    return rank_ == root ? all : std::vector<std::string>{};
+  }
+  void broadcast(std::string& bytes, int root) const override { bytes = allgather(bytes)[root]; }
+
+ private:
+  World& world_;
+  int rank_;
+};
+
+// `fit(rank, comm)` on N threads as N ranks; the error each rank ended with ("" if none).
+template <class F>
+std::vector<std::string> on_ranks(int N, const F& fit) {
+  ThreadRanks::World world(N);
+  std::vector<std::string> errors(N);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < N; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        fit(r, ThreadRanks(world, r));
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  return errors;
+}
+
+}  // namespace
+
+TEST_CASE("krr: N ranks give every rank the same model, the in-memory one within the derived bound") {
+  // The ranks' sums are added in rank order: another order of the same sums, which the
+  // bound above covers whatever N; and every rank solves the same bits.
+  arma::mat X, Y;
+  smooth_data(600, 21, X, Y);
+  const arma::mat Xq = test::random_mat(50, 4, 99);
+  for (const bool intercept : {true, false}) {
+    const Krr::Params p = nystrom_rbf(0.5, 0.1, 60, intercept);
+    const Krr memory = Krr(p).fit(X, Y);
+    const double bound = prediction_bound(memory, X, Y, Xq);
+    // Parts of equal size, and for N = 3 a rank with no rows at all (more ranks than
+    // a small file has records).
+    for (const int N : {1, 2, 3, 7, -3}) {
+      const int ranks = std::abs(N);
+      std::vector<arma::mat> Xs(ranks), Ys(ranks);
+      for (int r = 0; r < ranks; ++r) {
+        arma::uword a = 600 * r / ranks, b = 600 * (r + 1) / ranks;
+        if (N < 0 && r == 1) b = a;            // rank 1 empty,
+        if (N < 0 && r == 2) a = 600 * 1 / 3;  // rank 2 takes its rows
+        Xs[r] = b > a ? arma::mat(X.rows(a, b - 1)) : arma::mat(0, 4);
+        Ys[r] = b > a ? arma::mat(Y.rows(a, b - 1)) : arma::mat(0, 2);
+      }
+      std::vector<Krr> models(ranks, Krr(p));
+      const auto errors = on_ranks(ranks, [&](int r, const Communicator& comm) {
+        models[r].fit_stream(passes_of(Xs[r], Ys[r], 13), comm);
+      });
+      CAPTURE(intercept);
+      CAPTURE(N);
+      for (int r = 0; r < ranks; ++r) {
+        REQUIRE(errors[r].empty());
+        CHECK(arma::approx_equal(models[r].basis(), memory.basis(), "absdiff", 0.0));
+        CHECK(arma::approx_equal(models[r].coef(), models[0].coef(), "absdiff", 0.0));
+        CHECK(arma::approx_equal(models[r].intercept(), models[0].intercept(), "absdiff", 0.0));
+      }
+      const double diff = arma::abs(models[0].predict(Xq) - memory.predict(Xq)).max();
+      CHECK(diff <= bound);
+      MESSAGE(ranks << std::string(N < 0 ? " ranks (one empty)" : " ranks") << ", intercept " << intercept
+                    << ": max difference from in memory " << diff << ", bound " << bound);
+    }
+  }
+}
+
+TEST_CASE("krr: an error in one rank's part stops every rank with it, in whichever pass") {
+  arma::mat X, Y;
+  smooth_data(90, 4, X, Y);
+  const Krr::Params p = nystrom_rbf(0.5, 0.1, 10, true);
+  std::vector<arma::mat> Xs{X.rows(0, 29), X.rows(30, 59), X.rows(60, 89)};
+  std::vector<arma::mat> Ys{Y.rows(0, 29), Y.rows(30, 59), Y.rows(60, 89)};
+  for (const int failing_pass : {1, 2, 3}) {
+    const auto errors = on_ranks(3, [&](int r, const Communicator& comm) {
+      auto opened = std::make_shared<int>(0);
+      const RowPasses passes = [&, r, opened]() -> RowChunks {
+        const RowChunks rows = passes_of(Xs[r], Ys[r], 7)();
+        if (++*opened != failing_pass || r != 2) return rows;
+        return [rows](arma::mat& Xc, arma::mat& Yc) -> bool {
+          if (!rows(Xc, Yc)) return false;
+          throw DataError("late.csv:75:2: expected a number, found \"oops\"");
+        };
+      };
+      Krr(p).fit_stream(passes, comm);
+    });
+    CAPTURE(failing_pass);
+    for (const std::string& e : errors) CHECK(e == "late.csv:75:2: expected a number, found \"oops\"");
+  }
 }
