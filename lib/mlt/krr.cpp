@@ -169,20 +169,6 @@ arma::uword accumulator_groups(arma::uword M, arma::uword t, arma::uword blocks)
                                              static_cast<double>(std::min<arma::uword>(8, blocks))));
 }
 
-// Sums `values` over the ranks, in rank order, the result on every rank (one
-// allgather; the identity on one process).
-void sum_over_ranks(const Communicator& comm, std::vector<double>& values) {
-  if (comm.size() == 1) return;
-  const std::vector<std::string> all = comm.allgather(to_bytes(values));
-  std::vector<double> total = doubles_of(all[0]);
-  for (std::size_t r = 1; r < all.size(); ++r) {
-    const std::vector<double> part = doubles_of(all[r]);
-    if (part.size() != total.size()) throw Error("internal: ranks sent sums of different sizes", kExitSoftware);
-    for (std::size_t i = 0; i < total.size(); ++i) total[i] += part[i];
-  }
-  values = std::move(total);
-}
-
 }  // namespace
 
 Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
@@ -564,7 +550,7 @@ Krr& Krr::fit_stream(const RowPasses& passes, const Communicator& comm) {
     As.clear();
     Rs.clear();
   }
-  sum_over_ranks(comm, sums);
+  allreduce_sum(comm, sums);
   arma::mat A(M, M);
   std::size_t at = 0;
   for (arma::uword j = 0; j < M; ++j)

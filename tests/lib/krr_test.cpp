@@ -7,11 +7,9 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <barrier>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,6 +22,7 @@
 #include "mlt/core/distributed.hpp"
 #include "mlt/core/row_passes.hpp"
 #include "mlt/ridge.hpp"
+#include "ranks_in_threads.hpp"
 #include "test_util.hpp"
 
 using namespace mlt;
@@ -522,52 +521,18 @@ TEST_CASE("krr: a streamed model saves, loads and predicts as itself") {
 
 namespace {
 
-// N ranks as N threads of this process, their collectives real (every rank's part
-// exchanged over a barrier), so that the distributed fit runs as under MPI.
-class ThreadRanks final : public Communicator {
- public:
-  struct World {
-    explicit World(int n) : size(n), slots(n), sync(n) {}
-    int size;
-    std::vector<std::string> slots;
-    std::barrier<> sync;
-  };
-  ThreadRanks(World& world, int rank) : world_(world), rank_(rank) {}
-  int rank() const override { return rank_; }
-  int size() const override { return world_.size; }
-  std::vector<std::string> allgather(const std::string& local) const override {
-    world_.slots[rank_] = local;
-    world_.sync.arrive_and_wait();
-    std::vector<std::string> all = world_.slots;
-    world_.sync.arrive_and_wait();
-    return all;
-  }
-  std::vector<std::string> gather(const std::string& local, int root) const override {
-    std::vector<std::string> all = allgather(local);
-    return rank_ == root ? all : std::vector<std::string>{};
-  }
-  void broadcast(std::string& bytes, int root) const override { bytes = allgather(bytes)[root]; }
-
- private:
-  World& world_;
-  int rank_;
-};
-
-// `fit(rank, comm)` on N threads as N ranks; the error each rank ended with ("" if none).
+// `fit(rank, comm)` on N threads as N ranks (ranks_in_threads.hpp); the error each
+// rank ended with ("" if none).
 template <class F>
 std::vector<std::string> on_ranks(int N, const F& fit) {
-  ThreadRanks::World world(N);
   std::vector<std::string> errors(N);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < N; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        fit(r, ThreadRanks(world, r));
-      } catch (const std::exception& e) {
-        errors[r] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
+  test::run_ranks(N, [&](const Communicator& comm) {
+    try {
+      fit(comm.rank(), comm);
+    } catch (const std::exception& e) {
+      errors[comm.rank()] = e.what();
+    }
+  });
   return errors;
 }
 
