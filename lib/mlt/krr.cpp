@@ -36,6 +36,22 @@
 // as ridge on bounded features (‖φ(x)‖² ≤ k(x, x)), however ill conditioned K_MM is.
 // With M = n landmarks (all rows) and δ → 0 it is the exact solution.
 //
+// Streamed and over ranks (fit_stream; issue #16): the Nyström fit with uniform
+// landmarks, from rows read in three passes, each rank reading its own part:
+//   1. the row counts (each rank's offset in the file is the sum of those before it),
+//      the targets' mean and, with standardize, the features' moments (Chan's merge,
+//      core/scatter.hpp), merged over the ranks;
+//   2. the landmarks: the indices fit() draws, from (n, seed) alone
+//      (uniform_landmarks), so the same rows; each rank copies those in its part and
+//      every rank receives all of them, in draw order;
+//   3. Σ(φ − c)(φ − c)ᵀ, Σ(φ − c)(y − ȳ)ᵀ, Σ(φ − c) and Σ(y − ȳ) over blocks of rows as
+//      above, summed over the ranks in rank order (M(M + 1)/2 + Mt + M + t doubles a
+//      rank); c is the mean of the landmarks' own features (every rank has them).
+// The solve is fit_nystrom's. Memory: O(M² + chunk·(p + M)) a rank (the accumulator
+// groups, a chunk and its features), never n x M; time O(n M² / ranks + M³). The
+// model differs from fit()'s only by the order of the sums (and the standardizer's,
+// from moments instead of columns): tests/lib/krr_test.cpp derives the bound.
+//
 // No tolerance: neither path iterates. Both solve their system by Cholesky, which is
 // backward stable, so the result is the minimizer up to rounding (an error like a
 // perturbation of the matrix of norm ~ n ε ‖K‖). What δ changes: since
@@ -48,6 +64,7 @@
 #include <cblas.h>
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -56,6 +73,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/rowwise.hpp"
+#include "mlt/core/scatter.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
@@ -101,6 +119,54 @@ arma::mat least_squares_solve(const arma::mat& A, const arma::mat& B) {
     X = U * arma::diagmat(inv) * (U.t() * B);
   }
   return X;
+}
+
+// The landmarks' side of the Nyström feature map: L Lᵀ = K_MM + δI, δ from
+// M·ε·mean(diag K_MM) up until the factorization succeeds (K_MM is positive
+// semidefinite for the positive definite kernels, but rounding and duplicate landmarks
+// can leave it numerically singular), and L⁻¹ explicitly (dtrtri, M³/3 flops):
+// multiplying each block by it (dtrmm) runs at matrix-multiply speed, several times
+// faster than a triangular solve per block.
+struct LandmarkMap {
+  arma::mat Linv;  // M x M, lower triangular
+  double jitter = 0;
+};
+
+LandmarkMap landmark_map(const Kernel& kernel, const arma::mat& Z) {
+  const arma::uword M = Z.n_rows;
+  const arma::mat Kmm = kernel.gram(Z, Z);
+  const double scale = std::max(arma::mean(arma::abs(Kmm.diag())), std::numeric_limits<double>::min());
+  arma::mat L;
+  double delta = static_cast<double>(M) * kEps * scale;
+  for (;; delta *= 100) {
+    L = Kmm;
+    L.diag() += delta;
+    if (spd::cholesky_in_place(L)) break;
+    if (delta > 1e-2 * scale)
+      throw DataError("krr `nystrom`: the landmarks' kernel matrix is not positive semidefinite (kernel " +
+                      name_of(kernel.params().type) +
+                      "); the Nyström approximation needs a positive definite kernel");
+  }
+  return {arma::inv(arma::trimatl(L)), delta};
+}
+
+// Φ_Bᵀ = L⁻¹ K_MB (M x b) for the rows of B (b x p): the Nyström features, one column
+// a row.
+arma::mat nystrom_features(const Kernel& kernel, const arma::mat& Z, const arma::mat& Linv, const arma::mat& B) {
+  arma::mat P = kernel.gram(Z, B);
+  const auto m = static_cast<blas_size>(Z.n_rows);
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, m, static_cast<blas_size>(B.n_rows),
+              1.0, Linv.memptr(), m, P.memptr(), m);
+  return P;
+}
+
+// Accumulator groups for ΦᵀΦ and ΦᵀY (fit_nystrom): as many as fit in 128 MiB, at
+// most 8 and at most `blocks`; a function of M and t (and the blocks) alone, never of
+// the thread count.
+arma::uword accumulator_groups(arma::uword M, arma::uword t, arma::uword blocks) {
+  const double group_bytes = 8.0 * static_cast<double>(M) * static_cast<double>(M + t);
+  return static_cast<arma::uword>(std::clamp(std::floor(128.0 * 1024 * 1024 / group_bytes), 1.0,
+                                             static_cast<double>(std::min<arma::uword>(8, blocks))));
 }
 
 }  // namespace
@@ -203,35 +269,12 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
   const arma::uword n = Xs.n_rows, M = params_.nystrom, t = Y.n_cols;
   const arma::uvec idx = nystrom_landmarks(Xs, M, params_.landmarks, params_.seed, kernel_.params().type);
   const arma::mat Z = Xs.rows(idx);  // M x p
-
-  // L Lᵀ = K_MM + δI, δ from M·ε·mean(diag K_MM) up until the factorization succeeds:
-  // K_MM is positive semidefinite for the positive definite kernels, but rounding (and
-  // duplicate landmarks) can leave it numerically singular.
-  const arma::mat Kmm = kernel_.gram(Z, Z);
-  const double scale = std::max(arma::mean(arma::abs(Kmm.diag())), std::numeric_limits<double>::min());
-  arma::mat L;
-  double delta = static_cast<double>(M) * kEps * scale;
-  for (;; delta *= 100) {
-    L = Kmm;
-    L.diag() += delta;
-    if (spd::cholesky_in_place(L)) break;
-    if (delta > 1e-2 * scale)
-      throw DataError("krr `nystrom`: the landmarks' kernel matrix is not positive semidefinite (kernel " +
-                      name_of(kernel_.params().type) +
-                      "); the Nyström approximation needs a positive definite kernel");
-  }
-  jitter_ = delta;
-  // L⁻¹ explicitly (dtrtri, M³/3 flops): multiplying each block by it (dtrmm) runs at
-  // matrix-multiply speed, several times faster than a triangular solve per block.
-  const arma::mat Linv = arma::inv(arma::trimatl(L));
+  LandmarkMap map = landmark_map(kernel_, Z);
+  jitter_ = map.jitter;
+  const arma::mat& Linv = map.Linv;
   const auto m_int = static_cast<blas_size>(M);
-
-  // Φ_bᵀ = L⁻¹ K_Mb (M x b) for the rows r0..r1.
   const auto features = [&](arma::uword r0, arma::uword r1) {
-    arma::mat P = kernel_.gram(Z, Xs.rows(r0, r1));
-    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, m_int,
-                static_cast<blas_size>(r1 - r0 + 1), 1.0, Linv.memptr(), m_int, P.memptr(), m_int);
-    return P;
+    return nystrom_features(kernel_, Z, Linv, Xs.rows(r0, r1));
   };
 
   // ΦᵀΦ (upper triangle) and ΦᵀY over blocks of rows.
@@ -253,9 +296,7 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
     shift = arma::mean(features(0, std::min(n, br) - 1), 1);
   }
   const arma::rowvec y_mean = centre ? arma::rowvec(arma::mean(Y, 0)) : arma::rowvec(t, arma::fill::zeros);
-  const double group_bytes = 8.0 * static_cast<double>(M) * static_cast<double>(M + t);
-  const auto n_groups = static_cast<arma::uword>(
-      std::clamp(std::floor(128.0 * 1024 * 1024 / group_bytes), 1.0, static_cast<double>(std::min<arma::uword>(8, n_blocks))));
+  const arma::uword n_groups = accumulator_groups(M, t, n_blocks);
   std::vector<arma::mat> As(n_groups), Rs(n_groups);
   std::vector<arma::vec> Ss(n_groups);
   parallel_for(n_groups, [&](std::size_t g) {
@@ -296,6 +337,12 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
     Yc.each_row() -= y_mean;
     R -= d * arma::sum(Yc, 0);  // Σ(y − ȳ) is zero up to rounding
   }
+  basis_ = Z;
+  solve_nystrom(std::move(A), R, Linv, shift + d, y_mean);
+}
+
+void Krr::solve_nystrom(arma::mat A, const arma::mat& R, const arma::mat& Linv, const arma::vec& feature_mean,
+                        const arma::rowvec& y_mean) {
   A.diag() += params_.lambda;
   arma::mat W = R;
   arma::mat F = A;
@@ -306,9 +353,230 @@ void Krr::fit_nystrom(const arma::mat& Xs, const arma::mat& Y) {
     least_squares_ = true;
     W = least_squares_solve(A, R);
   }
-  basis_ = Z;
   coef_ = Linv.t() * W;  // β = L⁻ᵀ w
-  if (centre) intercept_ = y_mean - (shift + d).t() * W;  // b = ȳ − φ̄ᵀw
+  if (params_.fit_intercept) intercept_ = y_mean - feature_mean.t() * W;  // b = ȳ − φ̄ᵀw
+}
+
+Krr& Krr::fit_stream(const RowPasses& passes, const Communicator& comm) {
+  if (!(params_.lambda >= 0) || !std::isfinite(params_.lambda)) throw UsageError("lambda must be >= 0");
+  const KernelType type = params_.kernel.type;
+  if (params_.nystrom == 0)
+    throw UsageError("exact kernel ridge needs all the rows in memory (its n x n kernel matrix); a streamed or "
+                     "distributed fit is the Nyström approximation: give `nystrom` M");
+  if (params_.landmarks != LandmarkMethod::uniform)
+    throw UsageError("landmarks " + std::string(name_of(params_.landmarks)) +
+                     " chooses each landmark by its distances to all the rows, which a streamed or distributed fit "
+                     "does not hold; use landmarks uniform (the rows the in-memory fit draws)");
+  if (*structured_input(type))
+    throw UsageError("the " + name_of(type) + " kernel reads " + structured_input(type) +
+                     " rows that only the in-memory reader encodes; a streamed or distributed fit takes numeric "
+                     "features");
+  const arma::uword M = params_.nystrom;
+  const bool standardize = params_.standardize, centre = params_.fit_intercept;
+
+  // Pass 1: the rows of each rank, the targets' mean (and the features' moments to
+  // standardize). A rank's rows may fail (a bad cell) while the others read on: every
+  // pass ends with agree(), so all stop with the first failing rank's error, and no
+  // collective runs between a possible throw and that agreement.
+  ScatterAccumulator x_moments, y_moments;
+  std::uint64_t local_rows = 0, p = 0, t = 0;
+  std::exception_ptr failure;
+  try {
+    const RowChunks next = passes();
+    arma::mat X, Y;
+    while (next(X, Y)) {
+      check_fit_input(X, 1);
+      check_same_rows(X, Y.n_rows, "target values");
+      if (Y.n_cols == 0) throw DataError("no target column");
+      if (!Y.is_finite()) throw DataError("non-finite target value");
+      if (local_rows == 0) {
+        p = X.n_cols, t = Y.n_cols;
+        y_moments = ScatterAccumulator(t);
+        if (standardize) x_moments = ScatterAccumulator(p);
+      } else if (X.n_cols != p || Y.n_cols != t) {
+        throw Error("internal: chunks of different widths", kExitSoftware);
+      }
+      y_moments.add(Y);
+      if (standardize) x_moments.add(X);
+      local_rows += X.n_rows;
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+  y_moments = merge_ranks(y_moments, comm);
+  if (standardize) x_moments = merge_ranks(x_moments, comm);
+  // Every rank's row count (its offset in the file's order is the sum of those before
+  // it) and the widths, from a rank that read rows.
+  std::uint64_t n = 0, offset = 0;
+  {
+    const std::uint64_t mine[3] = {local_rows, p, t};
+    const std::vector<std::string> all = comm.allgather(std::string(reinterpret_cast<const char*>(mine), sizeof mine));
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      std::uint64_t theirs[3];
+      std::memcpy(theirs, all[r].data(), sizeof theirs);
+      if (static_cast<int>(r) < comm.rank()) offset += theirs[0];
+      if (theirs[0] > 0 && n == 0) p = theirs[1], t = theirs[2];
+      n += theirs[0];
+    }
+  }
+  if (n == 0) throw DataError("0 samples, need at least 1");
+  if (M > n) throw DataError("`nystrom` M=" + std::to_string(M) + " > n_samples=" + std::to_string(n));
+  kernel_ = Kernel(params_.kernel, p);
+  scaler_ = standardize ? Standardizer::from_scatter(x_moments, p) : Standardizer();
+  least_squares_ = false;
+  jitter_ = 0;
+  n_train_ = n;
+  intercept_.zeros(t);
+  const arma::rowvec y_mean = centre ? y_moments.mean() : arma::rowvec(t, arma::fill::zeros);
+  const auto changed = [](std::uint64_t before, std::uint64_t now) {
+    return DataError("the data changed while krr was reading it: a pass found " + std::to_string(now) +
+                     " rows where the first found " + std::to_string(before));
+  };
+
+  // Pass 2: the landmarks, the same rows as the in-memory fit's (uniform_landmarks of
+  // n and the seed). Each rank copies those in its part, with their place in the draw;
+  // all go to every rank, which puts them in draw order.
+  const arma::uvec idx = uniform_landmarks(n, M, params_.seed);
+  const arma::uvec by_row = arma::sort_index(idx);  // draw positions, by row index
+  std::vector<double> found;  // (draw position, the row's p values) per landmark held here
+  try {
+    const RowChunks next = passes();
+    arma::mat X, Y;
+    std::uint64_t seen = 0;
+    arma::uword k = 0;
+    while (k < M && idx[by_row[k]] < offset) ++k;
+    while (next(X, Y)) {
+      if (X.n_cols != p) throw Error("internal: chunks of different widths", kExitSoftware);
+      const std::uint64_t end = offset + seen + X.n_rows;
+      for (; k < M && idx[by_row[k]] < end; ++k) {
+        found.push_back(static_cast<double>(by_row[k]));
+        const arma::rowvec row = X.row(idx[by_row[k]] - offset - seen);
+        found.insert(found.end(), row.begin(), row.end());
+      }
+      seen += X.n_rows;
+    }
+    if (seen != local_rows) throw changed(local_rows, seen);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+  arma::mat Z(M, p);
+  arma::uword placed = 0;
+  for (const std::string& part : comm.allgather(to_bytes(found))) {
+    const std::vector<double> v = doubles_of(part);
+    for (std::size_t at = 0; at < v.size(); at += p + 1, ++placed)
+      Z.row(static_cast<arma::uword>(v[at])) = arma::rowvec(v.data() + at + 1, p);
+  }
+  if (placed != M) throw Error("internal: " + std::to_string(placed) + " of " + std::to_string(M) + " landmarks found",
+                               kExitSoftware);
+  if (standardize) Z = scaler_.transform(Z);
+  LandmarkMap map = landmark_map(kernel_, Z);
+  jitter_ = map.jitter;
+  const arma::mat& Linv = map.Linv;
+  const auto m_int = static_cast<blas_size>(M);
+
+  // Pass 3: ΦᵀΦ (upper triangle), ΦᵀY and the features' sum over this rank's rows, as
+  // fit_nystrom adds them (blocks of rows into G accumulator groups, G from M and t
+  // alone). The shift c is the mean of the landmarks' own features: every rank has
+  // them, and they are a uniform sample of the rows, so c is near φ̄ as fit_nystrom's
+  // first block is.
+  arma::vec shift(M, arma::fill::zeros);
+  if (centre) {
+    const BlasSingleThreaded blas;  // the same bits for every --threads
+    shift = arma::mean(nystrom_features(kernel_, Z, Linv, Z), 1);
+  }
+  const arma::uword br = block_rows(M);
+  const arma::uword n_groups = accumulator_groups(M, t, 8);
+  std::vector<arma::mat> As(n_groups), Rs(n_groups);
+  std::vector<arma::vec> Ss(n_groups);
+  std::vector<arma::rowvec> Ysums(n_groups);
+  for (arma::uword g = 0; g < n_groups; ++g) {
+    As[g].zeros(M, M);
+    Rs[g].zeros(M, t);
+    Ss[g].zeros(M);
+    Ysums[g].zeros(t);
+  }
+  try {
+    const RowChunks next = passes();
+    arma::mat X, Y;
+    std::uint64_t seen = 0, blocks = 0;
+    while (next(X, Y)) {
+      if (X.n_cols != p || Y.n_cols != t || Y.n_rows != X.n_rows)
+        throw Error("internal: chunks of different widths", kExitSoftware);
+      if (standardize) X = scaler_.transform(X);
+      const arma::uword m = X.n_rows, chunk_blocks = (m + br - 1) / br;
+      parallel_for(n_groups, [&](std::size_t g) {
+        for (arma::uword b = (n_groups - blocks % n_groups + g) % n_groups; b < chunk_blocks; b += n_groups) {
+          const arma::uword r0 = b * br, r1 = std::min(m, r0 + br) - 1;
+          arma::mat P = nystrom_features(kernel_, Z, Linv, X.rows(r0, r1));
+          arma::mat Yb = Y.rows(r0, r1);
+          if (centre) {
+            P.each_col() -= shift;
+            Ss[g] += arma::sum(P, 1);
+            Yb.each_row() -= y_mean;
+            Ysums[g] += arma::sum(Yb, 0);
+          }
+          cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, m_int, static_cast<blas_size>(r1 - r0 + 1), 1.0,
+                      P.memptr(), m_int, 1.0, As[g].memptr(), m_int);
+          Rs[g] += P * Yb;
+        }
+      });
+      blocks += chunk_blocks;
+      seen += m;
+    }
+    if (seen != local_rows) throw changed(local_rows, seen);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+
+  // This rank's sums (groups in group order), then the ranks' in rank order: the upper
+  // triangle of ΦᵀΦ, ΦᵀY, Σφ and Σ(y − ȳ), M(M + 1)/2 + Mt + M + t doubles.
+  std::vector<double> sums;
+  sums.reserve(M * (M + 1) / 2 + M * t + M + t);
+  {
+    for (arma::uword g = 1; g < n_groups; ++g) {
+      As[0] += As[g];
+      Rs[0] += Rs[g];
+      Ss[0] += Ss[g];
+      Ysums[0] += Ysums[g];
+    }
+    for (arma::uword j = 0; j < M; ++j)
+      for (arma::uword i = 0; i <= j; ++i) sums.push_back(As[0](i, j));
+    sums.insert(sums.end(), Rs[0].begin(), Rs[0].end());
+    sums.insert(sums.end(), Ss[0].begin(), Ss[0].end());
+    sums.insert(sums.end(), Ysums[0].begin(), Ysums[0].end());
+    As.clear();
+    Rs.clear();
+  }
+  allreduce_sum(comm, sums);
+  arma::mat A(M, M);
+  std::size_t at = 0;
+  for (arma::uword j = 0; j < M; ++j)
+    for (arma::uword i = 0; i <= j; ++i) A(i, j) = A(j, i) = sums[at++];
+  arma::mat R(M, t);
+  for (double& v : R) v = sums[at++];
+  arma::vec S(M);
+  for (double& v : S) v = sums[at++];
+  arma::rowvec y_sum(t);
+  for (double& v : y_sum) v = sums[at++];
+  sums = {};
+
+  // fit_nystrom's centring: Σ(φ − c)(φ − c)ᵀ − n d dᵀ with d = φ̄ − c.
+  arma::vec d(M, arma::fill::zeros);
+  if (centre) {
+    d = S / static_cast<double>(n);
+    A -= static_cast<double>(n) * (d * d.t());
+    R -= d * y_sum;
+  }
+  basis_ = std::move(Z);
+  solve_nystrom(std::move(A), R, Linv, shift + d, y_mean);
+  if (!coef_.is_finite() || !intercept_.is_finite()) {
+    coef_.reset();
+    throw DataError("kernel ridge: the solution is not finite; raise `lambda` or rescale the data");
+  }
+  return *this;
 }
 
 void Krr::require_fitted() const {

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <string>
 
+#include "mlt/core/distributed.hpp"
 #include "mlt/core/random.hpp"
+#include "mlt/core/row_passes.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/kernel.hpp"
@@ -45,6 +47,15 @@ class Krr {
   // kernel matrix would not fit in memory (the message names its size and suggests
   // --nystrom), when M > n, or for unusable data.
   Krr& fit(const arma::mat& X, const arma::mat& Y);
+  // The Nyström fit from rows read in passes (chunks of X: m x p, Y: m x t), on one
+  // process or as one of comm's ranks, each with its own part of the rows (rank order
+  // = row order): three passes, O(M² + chunk·(p + M)) memory, never n x M (krr.cpp).
+  // The same landmark rows as fit(), and the same model up to the order of the sums
+  // (tests/lib/krr_test.cpp bounds the difference). UsageError for exact kernel ridge
+  // (nystrom 0), landmarks kmeans++ and the structured and precomputed kernels, which
+  // need every row at once; DataError as fit(), with every rank throwing the first
+  // failing rank's error.
+  Krr& fit_stream(const RowPasses& passes, const Communicator& comm = single_process());
   // X: m x p -> m x t, computed over blocks of rows: the m x n kernel matrix is never
   // held whole.
   arma::mat predict(const arma::mat& X) const;
@@ -57,6 +68,7 @@ class Krr {
   std::size_t n_train() const { return n_train_; }
   const Params& params() const { return params_; }
   const Kernel& kernel() const { return kernel_; }
+  const Standardizer& scaler() const { return scaler_; }  // fitted with standardize only
 
   // f(x) = k(x, basis) coef: basis = the training rows (exact) or the M landmarks
   // (Nyström), in the standardized space when fitted with standardize.
@@ -77,6 +89,10 @@ class Krr {
   void require_fitted() const;
   void fit_exact(const arma::mat& Xs, const arma::mat& Y);
   void fit_nystrom(const arma::mat& Xs, const arma::mat& Y);
+  // The ridge system on the centred Nyström features: (A + λI) w = R, β = L⁻ᵀw and
+  // b = ȳ − φ̄ᵀw; A (M x M, symmetric), R (M x t).
+  void solve_nystrom(arma::mat A, const arma::mat& R, const arma::mat& Linv, const arma::vec& feature_mean,
+                     const arma::rowvec& y_mean);
 
   Params params_;
   Kernel kernel_;

@@ -1,5 +1,6 @@
 #include "mlt/nystrom.hpp"
 
+#include <unordered_map>
 #include <vector>
 
 #include "mlt/core/error.hpp"
@@ -21,11 +22,28 @@ arma::uvec nystrom_landmarks(const arma::mat& X, std::size_t M, LandmarkMethod m
                        " rows do not have; use landmarks uniform");
     return kmeans::kmeanspp_rows(X, M, 1, rng);  // plain k-means++
   }
-  std::vector<arma::uword> all(n);
-  for (arma::uword i = 0; i < n; ++i) all[i] = i;
-  // Partial Fisher-Yates: the first M entries are a uniform sample.
-  for (arma::uword i = 0; i < M; ++i) std::swap(all[i], all[i + rng.below(n - i)]);
-  return arma::uvec(std::vector<arma::uword>(all.begin(), all.begin() + M));
+  return uniform_landmarks(n, M, seed);
+}
+
+arma::uvec uniform_landmarks(std::uint64_t n, std::size_t M, std::uint64_t seed) {
+  if (M < 1 || M > n)
+    throw DataError("`nystrom` M=" + std::to_string(M) + " > n_samples=" + std::to_string(n));
+  Random rng(seed);
+  // Partial Fisher-Yates on 0..n-1, the first M entries a uniform sample; a position
+  // absent from `moved` still holds its own index.
+  std::unordered_map<std::uint64_t, std::uint64_t> moved;
+  const auto at = [&moved](std::uint64_t i) {
+    const auto it = moved.find(i);
+    return it == moved.end() ? i : it->second;
+  };
+  arma::uvec idx(M);
+  for (std::size_t i = 0; i < M; ++i) {
+    const std::uint64_t j = i + rng.below(n - i);
+    const std::uint64_t drawn = at(j);
+    moved[j] = at(i);
+    idx[i] = static_cast<arma::uword>(drawn);
+  }
+  return idx;
 }
 
 arma::mat nystrom_inverse_root(const arma::mat& K_LL, std::size_t* dropped) {

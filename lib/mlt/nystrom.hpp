@@ -39,6 +39,12 @@ constexpr const auto& name_table(LandmarkMethod) { return kLandmarkNames; }
 arma::uvec nystrom_landmarks(const arma::mat& X, std::size_t M, LandmarkMethod method, std::uint64_t seed,
                              KernelType kernel);
 
+// The uniform draw alone, from (n, M, seed): the indices nystrom_landmarks gives for
+// uniform landmarks among n rows, without the rows (a streamed fit draws them before
+// it has read any). The shuffle keeps only the positions it has moved (a map of at
+// most 2M entries), so the memory is O(M) whatever n. DataError unless 1 <= M <= n.
+arma::uvec uniform_landmarks(std::uint64_t n, std::size_t M, std::uint64_t seed);
+
 // K_LL = U diag(w) Uᵀ (w decreasing) -> the M x r map U_r diag(w_r^{-1/2}) over the r
 // eigenvalues above kNystromTol · w_max: the pseudo-inverse square root of K_LL, the
 // others (zero up to rounding: duplicate or dependent landmarks; negative, for a

@@ -4,6 +4,8 @@
 # KernelRidge, which has no intercept (--no-intercept), and with mlt's default
 # intercept NumPy's solve of the bordered system and scikit-learn's Ridge.
 source "$(dirname "$0")/lib.sh" "$@"
+# shellcheck source=same_model.sh disable=SC1091
+source "$(dirname "$0")/same_model.sh"
 FIX=$SRC/tests/fixtures/krr
 
 # predictions within 1e-6 of a fixture file (one value per line, no header)
@@ -92,4 +94,51 @@ expect_error 2 "landmarks" "unknown landmarks" "$MLT" krr fit "$FIX/train.csv" -
 expect_error 65 "nystrom M=81 > n_samples=80" "too many landmarks" "$MLT" krr fit "$FIX/train.csv" --kernel rbf --nystrom 81 -o x.krr
 expect_error 65 "trained on 3 features, input has 2" "wrong width" sh -c "tail -n +2 '$FIX/test.csv' | cut -d, -f1,2 | '$MLT' krr predict rbf.krr - --no-header"
 check "no model after failures" test ! -e x.krr
+# --- Streamed (--stream, --memory): the Nyström fit in three passes over DATA ---------
+# The model against the in-memory one: the same landmark rows, and predictions within
+# the bound tests/lib/krr_test.cpp derives (same_krr, same_model.sh).
+python3 - >smooth.csv <<'PY'
+import math, random
+random.seed(5)
+print("x1,x2,x3,x4,y1,y2")
+for i in range(600):
+    x = [random.uniform(-2, 2) for _ in range(4)]
+    y1 = math.sin(2 * x[0]) + x[1] ** 2 - x[2] * x[3] + random.gauss(0, 0.1)
+    y2 = 1000 + 5 * math.cos(x[1] + x[2]) + random.gauss(0, 0.1)
+    print(",".join(repr(v) for v in x + [y1, y2]))
+PY
+ny=(--kernel rbf --gamma 0.5 --lambda 0.1 --nystrom 40 --seed 11)
+expect_status 0 "nystrom in memory" "$MLT" krr fit smooth.csv "${ny[@]}" --target y1,y2 -o mem.krr
+run "$MLT" --timings krr fit smooth.csv "${ny[@]}" --target y1,y2 --stream --chunk-size 1K -o s1k.krr
+check "--stream: ran (exit $rc; $err)" test "$rc" -eq 0
+check "--stream: read in chunks, three passes ($err)" grep -qE "streamed 600 rows in [1-9][0-9] chunks, 3 passes" <<<"$err"
+check "--stream 1K = in memory (same landmarks, predictions within the bound)" same_krr s1k.krr mem.krr smooth.csv 2
+run "$MLT" info s1k.krr --json
+check "--stream: the same basis rows, bit for bit" python3 -c '
+import json, subprocess, sys
+a, b = (json.loads(subprocess.check_output([sys.argv[1], "info", m, "--json"])) for m in ("s1k.krr", "mem.krr"))
+sys.exit(0 if a["matrices"]["basis"] == b["matrices"]["basis"] and a["fitted"]["n_train"] == 600 else 1)' "$MLT"
+expect_status 0 "--stream --no-intercept" "$MLT" krr fit smooth.csv "${ny[@]}" --target y1 --no-intercept --stream \
+  --chunk-size 300 -o s0.krr
+"$MLT" krr fit smooth.csv "${ny[@]}" --target y1 --no-intercept -o mem0.krr
+check "--stream --no-intercept = in memory" same_krr s0.krr mem0.krr smooth.csv 1
+# --memory: smooth.csv has 4,200 cells (16 bytes each: ~67 KB): 10K streams, 1G does not.
+run "$MLT" --timings krr fit smooth.csv "${ny[@]}" --target y1,y2 --memory 10K -o m10k.krr
+check "--memory 10K: streams ($err)" grep -q "streamed 600 rows" <<<"$err"
+run "$MLT" --timings krr fit smooth.csv "${ny[@]}" --target y1,y2 --memory 1G -o m1g.krr
+check "--memory 1G: in memory ($err)" bash -c '! grep -q streamed <<<"$1"' _ "$err"
+check "--memory 1G: the in-memory model" test "$(grep -v -e '^{' -e '^sha256' m1g.krr)" = "$(grep -v -e '^{' -e '^sha256' mem.krr)"
+expect_status 0 "--stream --standardize" "$MLT" krr fit smooth.csv "${ny[@]}" --target y1 --standardize --stream -o sstd.krr
+run "$MLT" krr predict sstd.krr smooth.csv
+check "--stream --standardize: 600 finite predictions" bash -c \
+  '[ "$(wc -l <<<"$1")" -eq 601 ] && ! grep -qiE "nan|inf" <<<"$1"' _ "$out"
+# What needs every row at once is refused, with the reason.
+expect_error 2 "exact kernel ridge needs all the rows in memory" "--stream without --nystrom" \
+  "$MLT" krr fit smooth.csv --kernel rbf --target y1 --stream -o x.krr
+expect_error 2 "landmarks kmeans\+\+ chooses each landmark by its distances to all the rows" "--stream kmeans++" \
+  "$MLT" krr fit smooth.csv "${ny[@]}" --landmarks kmeans++ --target y1 --stream -o x.krr
+run "$MLT" krr fit - "${ny[@]}" --target y1 --stream -o x.krr <smooth.csv
+check "--stream from standard input: refused, three passes cannot re-read it (exit $rc; $err)" test "$rc" -eq 2
+check "no model after the refusals" test ! -e x.krr
+
 finish

@@ -16,20 +16,8 @@ source "$(dirname "$0")/lib.sh" "$@"
 # shellcheck source=same_model.sh disable=SC1091
 source "$(dirname "$0")/same_model.sh"
 
-if ! command -v mpirun >/dev/null; then
-  echo "mpi_kmeans_test.sh: FAIL: mpirun not found (scripts/install-deps installs openmpi-bin)" >&2
-  exit 1
-fi
-# mpirun as tests/apps/mpi_test.sh runs it (the reasons are there).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpi() {
-  local n=$1
-  shift
-  local asan=${ASAN_OPTIONS:-}
-  [ -n "${MLT_SANITIZED:-}" ] && asan="${asan:+$asan:}detect_leaks=0"
-  ASAN_OPTIONS=$asan mpirun --oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-    -np "$n" "$@"
-}
+# shellcheck source=mpi_run.sh disable=SC1091
+source "$(dirname "$0")/mpi_run.sh"
 # info_of MODEL KEY: a field of the model's info, as JSON.
 info_of() { model_json "$1" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["info"][sys.argv[1]]))' "$2"; }
 

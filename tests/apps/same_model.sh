@@ -104,3 +104,61 @@ for i, r in enumerate(rows[1:]):
     w.writerow(r[:4] + ['Iris "%s", a species' % r[4], "one\ntwo, \"three\"\n" * (i % 3)])
 PY
 }
+
+# same_krr A B DATA T: Nyström krr models A and B (B in memory, the rbf kernel, without
+# --standardize) predict DATA's rows (its last T columns the targets) within the bound
+# tests/lib/krr_test.cpp derives for two fits that differ only in the rounding of their
+# sums (prediction_bound there, transcribed): the sums' order, the features' blocks and
+# each model's own Cholesky solve and prediction.
+# NumPy: the system python3 (/usr/bin/python3), which scripts/install-deps provides.
+same_krr() {
+  "$MLT" krr predict "$1" "$3" -o "$WORK/.same_krr_a" || return 1
+  "$MLT" krr predict "$2" "$3" -o "$WORK/.same_krr_b" || return 1
+  /usr/bin/python3 - "$(model_json "$2")" "$3" "$4" "$WORK/.same_krr_a" "$WORK/.same_krr_b" <<'PY'
+import json, sys
+import numpy as np
+m = json.loads(sys.argv[1])
+t = int(sys.argv[3])
+data = np.loadtxt(sys.argv[2], delimiter=",", skiprows=1, ndmin=2)
+X, Y = data[:, :-t], data[:, -t:]
+pa = np.loadtxt(sys.argv[4], delimiter=",", skiprows=1, ndmin=2)
+pb = np.loadtxt(sys.argv[5], delimiter=",", skiprows=1, ndmin=2)
+assert m["kernel"]["type"] == "rbf" and not m["params"]["standardize"]
+eps = np.finfo(float).eps
+gamma, lam, jitter = m["params"]["gamma"], m["params"]["lambda"], m["fitted"]["jitter"]
+Z = np.array(m["matrices"]["basis"]["values"])
+beta = np.array(m["matrices"]["coef"]["values"])
+n, p = X.shape
+M = Z.shape[0]
+def gram(A, B):
+    d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2 * A @ B.T
+    return np.exp(-gamma * np.maximum(d, 0))
+L = np.linalg.cholesky(gram(Z, Z) + jitter * np.eye(M))
+Linv = np.linalg.inv(L)
+Phi = (Linv @ gram(Z, X)).T
+Yc = Y.copy()
+if m["params"]["fit_intercept"]:
+    Phi -= Phi.mean(0)
+    Yc -= Y.mean(0)
+k_max = 1.0
+r2 = max((X * X).sum(1).max(), (Z * Z).sum(1).max())
+eta = np.linalg.norm(Linv, "fro") * (np.sqrt(M) * gamma * 4 * (p + 2) * eps * r2 + M * eps * np.sqrt(M) * k_max)
+A = Phi.T @ Phi
+a_norm, phi_f = np.linalg.norm(A, 2), np.linalg.norm(Phi, "fro")
+s_lambda = np.linalg.eigvalsh(A).min() + lam
+gn = (n + 2) * eps
+E = 2 * (gn * phi_f ** 2 + 2 * np.sqrt(a_norm) * np.sqrt(n) * eta + M * (M + 1) * eps * (a_norm + lam))
+assert E < s_lambda / 2, (E, s_lambda)
+for j in range(t):
+    yc = np.linalg.norm(Yc[:, j])
+    e = 2 * (gn * phi_f * yc + np.sqrt(n) * eta * yc)
+    w = np.linalg.norm(L.T @ beta[:, j])
+    dw = (e + E * w) / (s_lambda - E)
+    db = 2 * gn * np.abs(Y[:, j]).max() + np.sqrt(k_max) * dw + 2 * (gn * np.sqrt(k_max) + eta) * w
+    rounding = 2 * M * eps * np.sqrt(M) * k_max * np.linalg.norm(beta[:, j])
+    bound = (np.sqrt(k_max) + eta) * dw + db + rounding
+    diff = np.abs(pa[:, j] - pb[:, j]).max()
+    assert pa.shape == pb.shape and diff <= bound, (j, diff, bound)
+    print(f"target {j + 1}: max difference {diff:.3g}, bound {bound:.3g}", file=sys.stderr)
+PY
+}

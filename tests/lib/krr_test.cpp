@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -17,7 +18,11 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/io/model_file.hpp"
 #include "mlt/krr.hpp"
+#include "mlt/nystrom.hpp"
+#include "mlt/core/distributed.hpp"
+#include "mlt/core/row_passes.hpp"
 #include "mlt/ridge.hpp"
+#include "ranks_in_threads.hpp"
 #include "test_util.hpp"
 
 using namespace mlt;
@@ -282,4 +287,319 @@ TEST_CASE("krr: save and load give identical predictions; errors") {
   CHECK_THROWS_AS(Krr(p).fit(train.X, train.y), UsageError);
   p.lambda = 1;
   CHECK_THROWS_AS(Krr(p).fit(train.X, train.y).predict(test.X.cols(0, 1)), DataError);
+}
+
+// --- The streamed and distributed Nyström fit (Krr::fit_stream) ----------------------
+
+namespace {
+
+// Passes over the rows of X and Y, `rows` at a time (the last chunk shorter); each
+// pass counted in *opened when given.
+RowPasses passes_of(const arma::mat& X, const arma::mat& Y, arma::uword rows, std::shared_ptr<int> opened = nullptr) {
+  return [&X, &Y, rows, opened]() -> RowChunks {
+    if (opened) ++*opened;
+    auto at = std::make_shared<arma::uword>(0);
+    return [&X, &Y, rows, at](arma::mat& Xc, arma::mat& Yc) {
+      if (*at >= X.n_rows) return false;
+      const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
+      Xc = X.rows(*at, last);
+      Yc = Y.rows(*at, last);
+      *at = last + 1;
+      return true;
+    };
+  };
+}
+
+// A smooth function of 4 features plus noise, two targets (the second with a large
+// mean, so that the centring matters): n rows.
+void smooth_data(arma::uword n, std::uint64_t seed, arma::mat& X, arma::mat& Y) {
+  X = test::random_mat(n, 4, seed);
+  const arma::mat noise = 0.1 * test::random_mat(n, 2, seed + 1);
+  Y.set_size(n, 2);
+  Y.col(0) = arma::sin(2 * X.col(0)) + arma::square(X.col(1)) - X.col(2) % X.col(3) + noise.col(0);
+  Y.col(1) = 1e3 + 5 * arma::cos(X.col(1) + X.col(2)) + noise.col(1);
+}
+
+// How far the predictions of two Nyström fits of the same problem (the same landmark
+// rows Z, kernel, λ and δ) can be apart, when they differ only in the rounding of
+// their sums: the order (chunks, groups, ranks), the centring shift, the blocks the
+// features are computed in. `model` is one of them, X and Y its training rows, Xq the
+// rows predicted. Derivation (ε = 2⁻⁵², Higham's γ_m <= m ε; norms 2-norms):
+//   Each fit solves (ΦcᵀΦc + λI) w = Φcᵀyc on the centred features (krr.cpp), having
+//   computed A = ΦcᵀΦc and R = Φcᵀyc as sums over the n rows. Against the exact sums:
+//   - a sum of n products is off by γ_{n+2} times the sum of their magnitudes (+2 for
+//     the shift and the n d dᵀ correction), so ‖ΔA‖ <= γ_{n+2} ‖Φc‖²_F and
+//     ‖ΔR‖ <= γ_{n+2} ‖Φc‖_F ‖yc‖;
+//   - the features of a row, L⁻¹k(Z, x): the rbf kernel's values carry the error of
+//     the expanded squared distance, |Δk| <= γ 4(p + 2) ε r² (r² the largest squared
+//     row norm), and the product by L⁻¹ adds γ_M |L⁻¹||k|, so each feature vector is
+//     off by η <= ‖L⁻¹‖_F (√M |Δk| + M ε √M k_max), which moves A by 2‖Φc‖ √n η and R by
+//     √n η ‖yc‖;
+//   - the Cholesky solve is backward stable: the solution of A + ΔA with
+//     ‖ΔA‖ <= M(M + 1) ε ‖A + λI‖ (Higham, Thm 10.4).
+//   Two fits: E = twice the sum of the A terms, e = twice the R terms. Then (A + λI ⪰
+//   sλ I, sλ = s_min(A) + λ) ‖Δw‖ <= (e + E‖w‖) / (sλ − E); the intercept
+//   b = ȳ − φ̄ᵀw moves by 2γ_n max|y| + ‖φ̄‖‖Δw‖ + 2(γ_n √k_max + η)‖w‖, and a
+//   prediction φ(x)ᵀw + b by ‖φ(x)‖‖Δw‖ + Δb, plus the rounding of each model's own
+//   k(x, Z)β: 2 M ε √M k_max ‖β‖.
+// The test computes Φ, w = Lᵀβ and the norms from the model itself (its basis,
+// jitter and coefficients), so the bound is of this problem, not of a worst case.
+double prediction_bound(const Krr& model, const arma::mat& X, const arma::mat& Y, const arma::mat& Xq) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  const arma::mat& Z = model.basis();
+  const double n = X.n_rows, M = Z.n_rows, p = X.n_cols, lambda = model.params().lambda;
+  REQUIRE(model.kernel().params().type == KernelType::rbf);  // k(x, x) = 1, the Δk above
+  const double k_max = 1;
+  arma::mat L = model.kernel().gram(Z, Z);
+  L.diag() += model.jitter();
+  REQUIRE(arma::chol(L, L, "lower"));
+  const arma::mat Linv = arma::inv(arma::trimatl(L));
+  arma::mat Phi = (Linv * model.kernel().gram(Z, X)).t();  // n x M
+  arma::mat Yc = Y;
+  const arma::rowvec phi_mean = arma::mean(Phi, 0);
+  if (model.params().fit_intercept) {
+    Phi.each_row() -= phi_mean;
+    Yc.each_row() -= arma::mean(Y, 0);
+  }
+  const double r2 = std::max({arma::max(arma::sum(arma::square(X), 1)), arma::max(arma::sum(arma::square(Xq), 1)),
+                              arma::max(arma::sum(arma::square(Z), 1))});
+  const double dk = model.kernel().gamma() * 4 * (p + 2) * eps * r2;
+  const double eta = arma::norm(Linv, "fro") * (std::sqrt(M) * dk + M * eps * std::sqrt(M) * k_max);
+  const arma::mat A = Phi.t() * Phi;
+  const double a_norm = arma::norm(A, 2), phi_f = arma::norm(Phi, "fro");
+  const double s_lambda = arma::eig_sym(A).min() + lambda;
+  const double gn = (n + 2) * eps;
+  const double E = 2 * (gn * phi_f * phi_f + 2 * std::sqrt(a_norm) * std::sqrt(n) * eta +
+                        M * (M + 1) * eps * (a_norm + lambda));
+  REQUIRE(E < s_lambda / 2);
+  double worst = 0;
+  for (arma::uword j = 0; j < Y.n_cols; ++j) {
+    const double yc = arma::norm(Yc.col(j));
+    const double e = 2 * (gn * phi_f * yc + std::sqrt(n) * eta * yc);
+    const double w = arma::norm(L.t() * model.coef().col(j));  // β = L⁻ᵀw
+    const double dw = (e + E * w) / (s_lambda - E);
+    const double db = 2 * gn * arma::abs(Y.col(j)).max() + std::sqrt(k_max) * dw + 2 * (gn * std::sqrt(k_max) + eta) * w;
+    const double rounding = 2 * M * eps * std::sqrt(M) * k_max * arma::norm(model.coef().col(j));
+    worst = std::max(worst, (std::sqrt(k_max) + eta) * dw + db + rounding);
+  }
+  return worst;
+}
+
+Krr::Params nystrom_rbf(double gamma, double lambda, std::size_t M, bool intercept) {
+  Krr::Params p = rbf(gamma, lambda);
+  p.nystrom = M;
+  p.seed = 11;
+  p.fit_intercept = intercept;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("krr: uniform landmarks are the partial Fisher-Yates draw, with or without the rows") {
+  // The draw of nystrom.hpp transcribed plainly (a vector of all n indices).
+  for (const std::uint64_t n : {1u, 2u, 7u, 100u, 1000u})
+    for (const std::size_t M : {std::size_t(1), std::size_t(n / 2 + 1), std::size_t(n)})
+      for (const std::uint64_t seed : {0u, 5u, 42u}) {
+        std::vector<arma::uword> all(n);
+        for (arma::uword i = 0; i < n; ++i) all[i] = i;
+        Random rng(seed);
+        for (arma::uword i = 0; i < M; ++i) std::swap(all[i], all[i + rng.below(n - i)]);
+        const arma::uvec want(std::vector<arma::uword>(all.begin(), all.begin() + M));
+        CAPTURE(n);
+        CAPTURE(M);
+        CHECK(arma::all(uniform_landmarks(n, M, seed) == want));
+        CHECK(arma::all(nystrom_landmarks(arma::mat(n, 1, arma::fill::zeros), M, LandmarkMethod::uniform, seed,
+                                          KernelType::rbf) == want));
+      }
+  CHECK_THROWS_AS(uniform_landmarks(5, 6, 1), DataError);
+  CHECK_THROWS_AS(uniform_landmarks(5, 0, 1), DataError);
+  // n far beyond memory: O(M) state.
+  const arma::uvec big = uniform_landmarks(std::uint64_t(1) << 50, 100, 3);
+  CHECK(arma::uvec(arma::unique(big)).n_elem == 100);
+}
+
+TEST_CASE("krr: the streamed Nyström fit equals the in-memory one within the derived bound") {
+  arma::mat X, Y;
+  smooth_data(600, 21, X, Y);
+  const arma::mat Xq = test::random_mat(50, 4, 99);
+  for (const bool intercept : {true, false}) {
+    const Krr::Params p = nystrom_rbf(0.5, 0.1, 60, intercept);
+    const Krr memory = Krr(p).fit(X, Y);
+    const double bound = prediction_bound(memory, X, Y, Xq);
+    for (const arma::uword rows : {1u, 7u, 100u, 600u}) {
+      auto opened = std::make_shared<int>(0);
+      Krr streamed(p);
+      streamed.fit_stream(passes_of(X, Y, rows, opened));
+      CAPTURE(intercept);
+      CAPTURE(rows);
+      CHECK(*opened == 3);
+      // The same rows, copied: exactly the same landmarks.
+      CHECK(arma::approx_equal(streamed.basis(), memory.basis(), "absdiff", 0.0));
+      CHECK(streamed.n_train() == 600);
+      CHECK(streamed.jitter() == memory.jitter());
+      const double diff = std::max(arma::abs(streamed.predict(Xq) - memory.predict(Xq)).max(),
+                                   arma::abs(streamed.predict(X) - memory.predict(X)).max());
+      CHECK(diff <= bound);
+      if (rows == 7) MESSAGE("stream vs memory, intercept " << intercept << ": max difference " << diff << ", bound " << bound);
+    }
+  }
+}
+
+TEST_CASE("krr: the streamed standardize is the in-memory fit on the rows its moments standardize") {
+  // The two standardizers differ in rounding (from columns, from merged moments: the
+  // Standardizer's own tests); given the streamed one, the fit is the in-memory fit of
+  // the standardized rows, within the bound above.
+  const arma::mat d = io::read_csv(std::string(MLT_SOURCE_DIR) + "/data/diabetes.csv", {}, {}).X;
+  const arma::mat X = d.cols(0, 9), Y = d.cols(9, 10);
+  Krr::Params p = nystrom_rbf(0.1, 0.5, 40, true);
+  p.standardize = true;
+  Krr streamed(p);
+  streamed.fit_stream(passes_of(X, Y, 50));
+  REQUIRE(streamed.scaler().is_fitted());
+  const arma::mat Xs = streamed.scaler().transform(X);
+  p.standardize = false;
+  const Krr memory = Krr(p).fit(Xs, Y);
+  CHECK(arma::approx_equal(streamed.basis(), memory.basis(), "absdiff", 0.0));
+  const double bound = prediction_bound(memory, Xs, Y, Xs);
+  const double diff = arma::abs(streamed.predict(X) - memory.predict(Xs)).max();
+  CHECK(diff <= bound);
+  MESSAGE("standardized diabetes: max difference " << diff << ", bound " << bound);
+}
+
+TEST_CASE("krr: what a streamed fit refuses, and data that changes between passes") {
+  arma::mat X, Y;
+  smooth_data(40, 3, X, Y);
+  Krr::Params p = nystrom_rbf(0.5, 0.1, 0, true);
+  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitUsage).find("exact kernel ridge") == 0);
+  p.nystrom = 10;
+  p.landmarks = LandmarkMethod::kmeanspp;
+  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitUsage).find("landmarks kmeans++") ==
+        0);
+  p.landmarks = LandmarkMethod::uniform;
+  for (const KernelType k : {KernelType::spectrum, KernelType::walk, KernelType::precomputed}) {
+    p.kernel.type = k;
+    CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitUsage).find("the " + name_of(k)) ==
+          0);
+  }
+  p.kernel.type = KernelType::rbf;
+  p.nystrom = 41;
+  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitDataError) ==
+        "`nystrom` M=41 > n_samples=40");
+  p.nystrom = 10;
+  const arma::mat none(0, 4);
+  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(none, none, 8)); }, kExitDataError) ==
+        "0 samples, need at least 1");
+  // A second pass with a row fewer.
+  auto opened = std::make_shared<int>(0);
+  const arma::mat X2 = X.rows(0, 38), Y2 = Y.rows(0, 38);
+  const RowPasses shrinking = [&, opened]() {
+    return ++*opened == 1 ? passes_of(X, Y, 8)() : passes_of(X2, Y2, 8)();
+  };
+  CHECK(test::error_message([&] { Krr(p).fit_stream(shrinking); }, kExitDataError) ==
+        "the data changed while krr was reading it: a pass found 39 rows where the first found 40");
+  // A bad target in a chunk: the source's error, as fit's.
+  arma::mat Ybad = Y;
+  Ybad(17, 0) = arma::datum::nan;
+  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Ybad, 8)); }, kExitDataError) ==
+        "non-finite target value");
+}
+
+TEST_CASE("krr: a streamed model saves, loads and predicts as itself") {
+  arma::mat X, Y;
+  smooth_data(200, 8, X, Y);
+  Krr::Params p = nystrom_rbf(0.5, 0.1, 30, true);
+  p.standardize = true;
+  Krr k(p);
+  k.fit_stream(passes_of(X, Y, 33));
+  io::ModelWriter w(Krr::kind);
+  k.save(w);
+  const Krr back = Krr::load(io::ModelReader::parse(w.bytes(), "test"));
+  CHECK(arma::approx_equal(back.predict(X), k.predict(X), "absdiff", 0.0));
+  CHECK(back.n_train() == 200);
+}
+
+
+namespace {
+
+// `fit(rank, comm)` on N threads as N ranks (ranks_in_threads.hpp); the error each
+// rank ended with ("" if none).
+template <class F>
+std::vector<std::string> on_ranks(int N, const F& fit) {
+  std::vector<std::string> errors(N);
+  test::run_ranks(N, [&](const Communicator& comm) {
+    try {
+      fit(comm.rank(), comm);
+    } catch (const std::exception& e) {
+      errors[comm.rank()] = e.what();
+    }
+  });
+  return errors;
+}
+
+}  // namespace
+
+TEST_CASE("krr: N ranks give every rank the same model, the in-memory one within the derived bound") {
+  // The ranks' sums are added in rank order: another order of the same sums, which the
+  // bound above covers whatever N; and every rank solves the same bits.
+  arma::mat X, Y;
+  smooth_data(600, 21, X, Y);
+  const arma::mat Xq = test::random_mat(50, 4, 99);
+  for (const bool intercept : {true, false}) {
+    const Krr::Params p = nystrom_rbf(0.5, 0.1, 60, intercept);
+    const Krr memory = Krr(p).fit(X, Y);
+    const double bound = prediction_bound(memory, X, Y, Xq);
+    // Parts of equal size, and for N = 3 a rank with no rows at all (more ranks than
+    // a small file has records).
+    for (const int N : {1, 2, 3, 7, -3}) {
+      const int ranks = std::abs(N);
+      std::vector<arma::mat> Xs(ranks), Ys(ranks);
+      for (int r = 0; r < ranks; ++r) {
+        arma::uword a = 600 * r / ranks, b = 600 * (r + 1) / ranks;
+        if (N < 0 && r == 1) b = a;            // rank 1 empty,
+        if (N < 0 && r == 2) a = 600 * 1 / 3;  // rank 2 takes its rows
+        Xs[r] = b > a ? arma::mat(X.rows(a, b - 1)) : arma::mat(0, 4);
+        Ys[r] = b > a ? arma::mat(Y.rows(a, b - 1)) : arma::mat(0, 2);
+      }
+      std::vector<Krr> models(ranks, Krr(p));
+      const auto errors = on_ranks(ranks, [&](int r, const Communicator& comm) {
+        models[r].fit_stream(passes_of(Xs[r], Ys[r], 13), comm);
+      });
+      CAPTURE(intercept);
+      CAPTURE(N);
+      for (int r = 0; r < ranks; ++r) {
+        REQUIRE(errors[r].empty());
+        CHECK(arma::approx_equal(models[r].basis(), memory.basis(), "absdiff", 0.0));
+        CHECK(arma::approx_equal(models[r].coef(), models[0].coef(), "absdiff", 0.0));
+        CHECK(arma::approx_equal(models[r].intercept(), models[0].intercept(), "absdiff", 0.0));
+      }
+      const double diff = arma::abs(models[0].predict(Xq) - memory.predict(Xq)).max();
+      CHECK(diff <= bound);
+      MESSAGE(ranks << std::string(N < 0 ? " ranks (one empty)" : " ranks") << ", intercept " << intercept
+                    << ": max difference from in memory " << diff << ", bound " << bound);
+    }
+  }
+}
+
+TEST_CASE("krr: an error in one rank's part stops every rank with it, in whichever pass") {
+  arma::mat X, Y;
+  smooth_data(90, 4, X, Y);
+  const Krr::Params p = nystrom_rbf(0.5, 0.1, 10, true);
+  std::vector<arma::mat> Xs{X.rows(0, 29), X.rows(30, 59), X.rows(60, 89)};
+  std::vector<arma::mat> Ys{Y.rows(0, 29), Y.rows(30, 59), Y.rows(60, 89)};
+  for (const int failing_pass : {1, 2, 3}) {
+    const auto errors = on_ranks(3, [&](int r, const Communicator& comm) {
+      auto opened = std::make_shared<int>(0);
+      const RowPasses passes = [&, r, opened]() -> RowChunks {
+        const RowChunks rows = passes_of(Xs[r], Ys[r], 7)();
+        if (++*opened != failing_pass || r != 2) return rows;
+        return [rows](arma::mat& Xc, arma::mat& Yc) -> bool {
+          if (!rows(Xc, Yc)) return false;
+          throw DataError("late.csv:75:2: expected a number, found \"oops\"");
+        };
+      };
+      Krr(p).fit_stream(passes, comm);
+    });
+    CAPTURE(failing_pass);
+    for (const std::string& e : errors) CHECK(e == "late.csv:75:2: expected a number, found \"oops\"");
+  }
 }
