@@ -459,6 +459,8 @@ TEST_CASE("krr: the streamed standardize is the in-memory fit on the rows its mo
   const arma::mat Xs = streamed.scaler().transform(X);
   p.standardize = false;
   const Krr memory = Krr(p).fit(Xs, Y);
+  // Exact by construction: both bases are the same landmark rows put through the same
+  // scaler, an element-wise (x - mean) / scale with no BLAS sum in it.
   CHECK(arma::approx_equal(streamed.basis(), memory.basis(), "absdiff", 0.0));
   const double bound = prediction_bound(memory, Xs, Y, Xs);
   const double diff = arma::abs(streamed.predict(X) - memory.predict(Xs)).max();
@@ -514,6 +516,9 @@ TEST_CASE("krr: a streamed model saves, loads and predicts as itself") {
   io::ModelWriter w(Krr::kind);
   k.save(w);
   const Krr back = Krr::load(io::ModelReader::parse(w.bytes(), "test"));
+  // Exact by construction: the model file writes every double as the shortest text
+  // that reads back as it (std::to_chars, io/number_format.hpp), so both predictions
+  // run the same code on the same bits.
   CHECK(arma::approx_equal(back.predict(X), k.predict(X), "absdiff", 0.0));
   CHECK(back.n_train() == 200);
 }
