@@ -14,8 +14,6 @@ source "$(dirname "$0")/mpi_run.sh"
 # shellcheck source=same_model.sh disable=SC1091
 source "$(dirname "$0")/same_model.sh"
 
-# count PATTERN TEXT: how many lines of TEXT match.
-count() { grep -cE -- "$1" <<<"$2"; }
 
 python3 - >smooth.csv <<'PY'
 import math, random

@@ -15,8 +15,6 @@ source "$(dirname "$0")/mpi_run.sh"
 # shellcheck source=same_model.sh disable=SC1091
 source "$(dirname "$0")/same_model.sh"
 
-# count PATTERN TEXT: how many lines of TEXT match.
-count() { grep -cE -- "$1" <<<"$2"; }
 
 # Iris, multinomial, standardized. -np 1 runs in a directory of its own, so that the
 # command line the model records (-o m.logreg) is the single-process run's.

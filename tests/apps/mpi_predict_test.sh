@@ -12,7 +12,6 @@ source "$(dirname "$0")/lib.sh" "$@"
 # shellcheck source=mpi_run.sh disable=SC1091
 source "$(dirname "$0")/mpi_run.sh"
 
-count() { grep -cE -- "$1" <<<"$2"; }
 
 # same_bytes NAME REF CMD...: CMD on 1, 2 and 3 ranks writes REF's bytes, with -o
 # (appended to CMD) and, on 3 ranks, on standard output.

@@ -20,3 +20,6 @@ mpi() {
   ASAN_OPTIONS=$asan mpirun --oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
     -np "$n" "$@"
 }
+
+# count PATTERN TEXT: how many lines of TEXT match (a message said once, by rank 0).
+count() { grep -cE -- "$1" <<<"$2"; }

@@ -17,8 +17,6 @@ source "$(dirname "$0")/mpi_run.sh"
 # shellcheck source=same_model.sh disable=SC1091
 source "$(dirname "$0")/same_model.sh"
 
-# count PATTERN TEXT: how many lines of TEXT match.
-count() { grep -cE -- "$1" <<<"$2"; }
 
 # Ridge on diabetes: in memory (primal), then on 1, 2 and 3 ranks.
 # -np 1 runs in a directory of its own, so that the command line the model records
@@ -117,6 +115,10 @@ check "a shard with other columns: no model" test ! -e odd.ridge
 run "$MLT" ridge fit --shards 'none-*.csv' -o none.ridge
 check "a pattern matching nothing: status 2 (exit $rc; $err)" test "$rc" -eq 2
 check "a pattern matching nothing: says so" test "$(count "no file matches \"none-\*.csv\"" "$err")" -eq 1
+printf '\n' >empty.list
+run "$MLT" ridge fit --shards @empty.list -o none.ridge
+check "an empty list of shards: status 2, says so (exit $rc; $err)" \
+  test "$rc" -eq 2 -a "$(count "empty.list: the list of shards names no file" "$err")" -eq 1
 
 # cv over ranks: every rank reads the file and runs its contiguous run of the (fold,
 # grid point) tasks; the scores are gathered, so the report is the single-process one
