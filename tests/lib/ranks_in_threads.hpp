@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "mlt/core/distributed.hpp"
+#include "mlt/core/parallel.hpp"
 
 namespace mlt::test {
 
@@ -57,7 +58,13 @@ class ThreadRank final : public Communicator {
 
 // Runs body(comm) on n ranks, one thread each, and waits for all. If ranks threw,
 // rethrows the lowest rank's exception (a fit that agrees throws the same on all).
+// BLAS is held single-threaded throughout: its thread count is process-wide, and a
+// fit's BlasSingleThreaded on one rank would otherwise restore it while another rank
+// is inside a BLAS call, whose last bits (OpenBLAS splits trmm and gemv by thread)
+// would then differ from the other ranks'. Real ranks are processes, each with its
+// own count.
 inline void run_ranks(int n, const std::function<void(const Communicator&)>& body) {
+  const BlasSingleThreaded blas;
   auto shared = std::make_shared<ThreadRank::Shared>(n);
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(n));
   std::vector<std::thread> threads;
