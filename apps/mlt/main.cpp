@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
   });
   unsigned threads = 0;
   bool quiet = false;
-  app.add_option("--threads", threads, "Threads to use (default: one per core)")
+  app.add_option("--threads", threads, "Threads to use (default: one per CPU the process may run on)")
       ->check(mlt::app::positive_integer(kMaxThreads));
   app.add_flag("-q,--quiet", quiet, "No messages on standard error except errors");
   bool timings = false;

@@ -1,5 +1,6 @@
 #include "mlt/core/parallel.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,12 +26,21 @@ void set_thread_count(unsigned n) {
   openblas_set_num_threads(static_cast<int>(thread_count()));
 }
 
-// Read once: glibc's hardware_concurrency() opens and reads /sys at every call, and
+// The CPUs this process may run on: its affinity mask, which taskset, a cgroup's
+// cpuset and mpirun's binding of each rank to its cores all set (hardware_concurrency
+// counts every CPU of the machine, so two ranks bound to a core each would run two
+// threads apiece on it). Read once: the mask is read by a system call, and
 // thread_count() is called by every parallel_for (several per kernel column of SMO):
-// the default --threads spent 3.5 s of system time in it on a 5 s kernel SVM fit.
+// the default --threads spent 3.5 s of system time in hardware_concurrency() on a 5 s
+// kernel SVM fit.
 namespace {
 unsigned hardware_threads() {
-  static const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  static const unsigned n = [] {
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 0)
+      return static_cast<unsigned>(CPU_COUNT(&mask));
+    return std::max(1u, std::thread::hardware_concurrency());
+  }();
   return n;
 }
 }  // namespace

@@ -14,7 +14,7 @@
 
 namespace mlt {
 
-// 0 means one per core.
+// 0 means one per CPU in the process's affinity mask.
 void set_thread_count(unsigned n);
 // The threads the calling thread may use: its share while a ThreadShare is alive in
 // it, else the global count.
