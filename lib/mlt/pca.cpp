@@ -91,6 +91,9 @@ arma::mat centred_scatter(const arma::mat& X, const arma::rowvec& mean, const ar
 void scatter_axes(const arma::mat& scatter, arma::uword max_k, arma::vec& s, arma::mat& V) {
   arma::vec eigval;
   arma::mat eigvec;
+  // dsytrd's symv splits its sums by thread: one thread keeps the axes' bits independent
+  // of --threads (and so of the CPUs mpirun binds a rank to; core/parallel.hpp).
+  const BlasSingleThreaded blas;
   if (!arma::eig_sym(eigval, eigvec, scatter, "dc") && !arma::eig_sym(eigval, eigvec, scatter, "std"))
     throw DataError("PCA: the eigen-decomposition did not converge");
   // Ascending from LAPACK; rounding can make the smallest slightly negative.
@@ -248,10 +251,10 @@ Pca& Pca::fit_stream(const RowPasses& passes, const Communicator& comm) {
   // agree() with its outcome, so all stop with the first failing rank's error.
   std::exception_ptr failure;
   try {
-    arma::mat X, unused;
     bool first = true;
     const RowChunks next = passes();
-    while (next(X, unused)) {
+    while (const RowChunk* chunk = next()) {
+      const arma::mat& X = chunk->X;
       check_fit_input(X, 1);
       if (first) {
         acc = ScatterAccumulator(X.n_cols);
