@@ -165,32 +165,31 @@ RowPasses FitParts::passes() {
     ++passes_;
     if (hold_) {
       auto at = std::make_shared<std::size_t>(0);
-      return [this, at](arma::mat& X, arma::mat& Y) {
+      return [this, at]() -> const RowChunk* {
         if (!loaded_) {
           // The first read loads the whole part (a reader error leaves it unloaded:
           // the fit stops on it).
           first_ = open_reader();
-          Chunk c;
-          while (read_chunk(*first_, true, c.X, c.Y)) held_.push_back(std::move(c));
+          RowChunk c;
+          c.held = true;
+          while (read_chunk(*first_, true, c.X, c.Y)) held_.push_back(c);
           loaded_ = true;
         }
-        if (*at == held_.size()) return false;
-        X = held_[*at].X;
-        Y = held_[*at].Y;
-        ++*at;
-        return true;
+        // The held chunk itself: RowChunks hands it out read-only.
+        return *at == held_.size() ? nullptr : &held_[(*at)++];
       };
     }
     if (passes_ > 1 && once_)
       throw Error("internal: a fit that reads its data once opened a second pass", kExitSoftware);
     // Opened by the pass's first read, where the estimator catches what it throws.
     auto reader = std::make_shared<std::shared_ptr<Reader>>();
-    return [this, reader](arma::mat& X, arma::mat& Y) {
+    auto chunk = std::make_shared<RowChunk>();
+    return [this, reader, chunk]() -> const RowChunk* {
       if (!*reader) {
         *reader = open_reader();
         if (!first_) first_ = *reader;
       }
-      return read_chunk(**reader, *reader == first_, X, Y);
+      return read_chunk(**reader, *reader == first_, chunk->X, chunk->Y) ? chunk.get() : nullptr;
     };
   };
 }
@@ -200,8 +199,7 @@ void FitParts::label_pass() {
   std::exception_ptr failure;
   try {
     const RowChunks pass = passes()();
-    arma::mat X, Y;
-    while (pass(X, Y)) {
+    while (pass()) {
     }
   } catch (...) {
     failure = std::current_exception();
@@ -235,7 +233,7 @@ void FitParts::label_pass() {
   // Held chunks carry the local dictionary's indices: now the classes'.
   if (hold_) {
     const Labels global = encoder_.encode(seen_);
-    for (Chunk& c : held_) c.Y.transform([&](double local) { return static_cast<double>(global[static_cast<std::size_t>(local)]); });
+    for (RowChunk& c : held_) c.Y.transform([&](double local) { return static_cast<double>(global[static_cast<std::size_t>(local)]); });
   }
 }
 

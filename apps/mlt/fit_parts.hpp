@@ -103,10 +103,7 @@ class FitParts {
   bool labels_known_ = false;
   // Held: the part's chunks, Y encoded (labels: under the local dictionary until
   // label_pass maps them to the classes).
-  struct Chunk {
-    arma::mat X, Y;
-  };
-  std::vector<Chunk> held_;
+  std::vector<RowChunk> held_;
   bool loaded_ = false;
   // Labels met by this rank, in order of first sight, while the classes are unknown.
   std::vector<std::string> seen_;

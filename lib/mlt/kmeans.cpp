@@ -343,8 +343,8 @@ void KMeans::fit_passes(const RowPasses& passes, const arma::mat& initial_centro
   double max_abs = 0;
   kmeans::agreed(comm, [&] {
     const RowChunks next = passes();
-    arma::mat X, Y;
-    while (next(X, Y)) {
+    while (const RowChunk* chunk = next()) {
+      const arma::mat& X = chunk->X;
       if (!X.is_finite()) throw DataError("non-finite value in the data");
       if (X.n_rows == 0) continue;
       if (count > 0 && X.n_cols != width) throw Error("internal: chunks of different widths", kExitSoftware);
@@ -390,8 +390,7 @@ void KMeans::fit_passes(const RowPasses& passes, const arma::mat& initial_centro
           kmeans::ColumnMoments m = kmeans::ColumnMoments::from_doubles(state);
           const std::size_t before = m.n();
           const RowChunks next = passes();
-          arma::mat X, Y;
-          while (next(X, Y)) m.add(X);
+          while (const RowChunk* chunk = next()) m.add(chunk->X);
           if (m.n() - before != count)
             throw DataError("the data changed while k-means was reading it: the second pass found " +
                             std::to_string(m.n() - before) + " rows, the first " + std::to_string(count));

@@ -383,8 +383,8 @@ Krr& Krr::fit_stream(const RowPasses& passes, const Communicator& comm) {
   std::exception_ptr failure;
   try {
     const RowChunks next = passes();
-    arma::mat X, Y;
-    while (next(X, Y)) {
+    while (const RowChunk* chunk = next()) {
+      const arma::mat &X = chunk->X, &Y = chunk->Y;
       check_fit_input(X, 1);
       check_same_rows(X, Y.n_rows, "target values");
       if (Y.n_cols == 0) throw DataError("no target column");
@@ -442,11 +442,11 @@ Krr& Krr::fit_stream(const RowPasses& passes, const Communicator& comm) {
   std::vector<double> found;  // (draw position, the row's p values) per landmark held here
   try {
     const RowChunks next = passes();
-    arma::mat X, Y;
     std::uint64_t seen = 0;
     arma::uword k = 0;
     while (k < M && idx[by_row[k]] < offset) ++k;
-    while (next(X, Y)) {
+    while (const RowChunk* chunk = next()) {
+      const arma::mat& X = chunk->X;
       if (X.n_cols != p) throw Error("internal: chunks of different widths", kExitSoftware);
       const std::uint64_t end = offset + seen + X.n_rows;
       for (; k < M && idx[by_row[k]] < end; ++k) {
@@ -499,12 +499,14 @@ Krr& Krr::fit_stream(const RowPasses& passes, const Communicator& comm) {
   }
   try {
     const RowChunks next = passes();
-    arma::mat X, Y;
     std::uint64_t seen = 0, blocks = 0;
-    while (next(X, Y)) {
-      if (X.n_cols != p || Y.n_cols != t || Y.n_rows != X.n_rows)
+    arma::mat standardized;
+    while (const RowChunk* chunk = next()) {
+      const arma::mat& Y = chunk->Y;
+      if (chunk->X.n_cols != p || Y.n_cols != t || Y.n_rows != chunk->X.n_rows)
         throw Error("internal: chunks of different widths", kExitSoftware);
-      if (standardize) X = scaler_.transform(X);
+      if (standardize) standardized = scaler_.transform(chunk->X);
+      const arma::mat& X = standardize ? standardized : chunk->X;
       const arma::uword m = X.n_rows, chunk_blocks = (m + br - 1) / br;
       parallel_for(n_groups, [&](std::size_t g) {
         for (arma::uword b = (n_groups - blocks % n_groups + g) % n_groups; b < chunk_blocks; b += n_groups) {

@@ -430,11 +430,18 @@ LogReg& LogReg::fit_stream(const RowPasses& passes, std::size_t n_classes, const
   const std::size_t K = n_classes, d = width;
   n_features_ = d;
 
+  logreg::ChunkRows rows;
+  rows.n_classes = K;
+  rows.class_weight.ones(K);
   if (p.standardize) {
     scaler_ = Standardizer::from_scatter(moments, d);
-    // Pass 2: R of the standardized rows.
+    rows.scaler = &scaler_;
+    // Pass 2: R of the standardized rows (held chunks standardized here, once).
     max_sq = 0;
-    reader.read([&](const arma::mat& X, const arma::mat&) { max_sq = std::max(max_sq, max_row_norm_sq(scaler_.transform(X))); });
+    arma::mat buffer;
+    reader.read([&](const arma::mat& X, const arma::mat&) {
+      max_sq = std::max(max_sq, max_row_norm_sq(rows.design(X, reader.chunk(), reader.held(), buffer)));
+    });
     for (const std::string& part : comm.allgather(to_bytes({max_sq}))) max_sq = std::max(max_sq, doubles_of(part)[0]);
   }
   const double R = std::sqrt(max_sq + (p.fit_intercept ? 1.0 : 0.0));
@@ -442,10 +449,6 @@ LogReg& LogReg::fit_stream(const RowPasses& passes, std::size_t n_classes, const
   // The problems of fit, with its class weights computed by the same expressions.
   const bool ovr = K > 2 && p.multiclass == MultiClass::ovr;
   const double L = K == 2 || ovr ? 4.0 : 2.0;
-  logreg::ChunkRows rows;
-  rows.scaler = p.standardize ? &scaler_ : nullptr;
-  rows.n_classes = K;
-  rows.class_weight.ones(K);
   arma::mat theta_all;
   if (!ovr) {
     if (p.balanced)

@@ -123,6 +123,17 @@ class LogisticObjective : public tron::Objective {
   // Makes θ the curvature point without computing f or ∇f (a streamed fit's
   // Hessian-vector pass over a chunk: StreamedObjective, logreg/streamed.hpp).
   void SetCurvaturePoint(const arma::mat& theta);
+  // The weights at the curvature point, taken out and put back as they are: a streamed
+  // fit keeps each chunk's between its passes instead of recomputing them.
+  struct Curvature {
+    arma::mat prob;
+    arma::vec curv;
+  };
+  Curvature TakeCurvature() { return {std::move(prob_), std::move(curv_)}; }
+  void SetCurvature(Curvature c) {
+    prob_ = std::move(c.prob);
+    curv_ = std::move(c.curv);
+  }
   // H v at the last EvaluateWithGradient point; v and hv have θ's shape.
   void HessianVector(const arma::mat& v, arma::mat& hv) const override;
   // diag(H) at the same point, θ's shape (for the CG preconditioner).

@@ -167,11 +167,11 @@ Ridge& Ridge::fit_stream(const RowPasses& passes, const Communicator& comm) {
   std::size_t t = 0;
   std::exception_ptr failure;
   try {
-    arma::mat X, Y;
     std::size_t p = 0;
     bool first = true;
     const RowChunks next = passes();
-    while (next(X, Y)) {
+    while (const RowChunk* chunk = next()) {
+      const arma::mat &X = chunk->X, &Y = chunk->Y;
       check_fit_input(X, 1);
       check_same_rows(X, Y.n_rows, "target values");
       if (Y.n_cols == 0) throw DataError("no target column");

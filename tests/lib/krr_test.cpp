@@ -23,6 +23,7 @@
 #include "mlt/core/row_passes.hpp"
 #include "mlt/ridge.hpp"
 #include "ranks_in_threads.hpp"
+#include "row_passes.hpp"
 #include "test_util.hpp"
 
 using namespace mlt;
@@ -293,23 +294,6 @@ TEST_CASE("krr: save and load give identical predictions; errors") {
 
 namespace {
 
-// Passes over the rows of X and Y, `rows` at a time (the last chunk shorter); each
-// pass counted in *opened when given.
-RowPasses passes_of(const arma::mat& X, const arma::mat& Y, arma::uword rows, std::shared_ptr<int> opened = nullptr) {
-  return [&X, &Y, rows, opened]() -> RowChunks {
-    if (opened) ++*opened;
-    auto at = std::make_shared<arma::uword>(0);
-    return [&X, &Y, rows, at](arma::mat& Xc, arma::mat& Yc) {
-      if (*at >= X.n_rows) return false;
-      const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
-      Xc = X.rows(*at, last);
-      Yc = Y.rows(*at, last);
-      *at = last + 1;
-      return true;
-    };
-  };
-}
-
 // A smooth function of 4 features plus noise, two targets (the second with a large
 // mean, so that the centring matters): n rows.
 void smooth_data(arma::uword n, std::uint64_t seed, arma::mat& X, arma::mat& Y) {
@@ -429,7 +413,7 @@ TEST_CASE("krr: the streamed Nyström fit equals the in-memory one within the de
     for (const arma::uword rows : {1u, 7u, 100u, 600u}) {
       auto opened = std::make_shared<int>(0);
       Krr streamed(p);
-      streamed.fit_stream(passes_of(X, Y, rows, opened));
+      streamed.fit_stream(test::passes_of(X, Y, rows, opened));
       CAPTURE(intercept);
       CAPTURE(rows);
       CHECK(*opened == 3);
@@ -454,7 +438,7 @@ TEST_CASE("krr: the streamed standardize is the in-memory fit on the rows its mo
   Krr::Params p = nystrom_rbf(0.1, 0.5, 40, true);
   p.standardize = true;
   Krr streamed(p);
-  streamed.fit_stream(passes_of(X, Y, 50));
+  streamed.fit_stream(test::passes_of(X, Y, 50));
   REQUIRE(streamed.scaler().is_fitted());
   const arma::mat Xs = streamed.scaler().transform(X);
   p.standardize = false;
@@ -472,37 +456,37 @@ TEST_CASE("krr: what a streamed fit refuses, and data that changes between passe
   arma::mat X, Y;
   smooth_data(40, 3, X, Y);
   Krr::Params p = nystrom_rbf(0.5, 0.1, 0, true);
-  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitUsage).find("exact kernel ridge") == 0);
+  CHECK(test::error_message([&] { Krr(p).fit_stream(test::passes_of(X, Y, 8)); }, kExitUsage).find("exact kernel ridge") == 0);
   p.nystrom = 10;
   p.landmarks = LandmarkMethod::kmeanspp;
-  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitUsage).find("landmarks kmeans++") ==
+  CHECK(test::error_message([&] { Krr(p).fit_stream(test::passes_of(X, Y, 8)); }, kExitUsage).find("landmarks kmeans++") ==
         0);
   p.landmarks = LandmarkMethod::uniform;
   for (const KernelType k : {KernelType::spectrum, KernelType::walk, KernelType::precomputed}) {
     p.kernel.type = k;
-    CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitUsage).find("the " + name_of(k)) ==
+    CHECK(test::error_message([&] { Krr(p).fit_stream(test::passes_of(X, Y, 8)); }, kExitUsage).find("the " + name_of(k)) ==
           0);
   }
   p.kernel.type = KernelType::rbf;
   p.nystrom = 41;
-  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Y, 8)); }, kExitDataError) ==
+  CHECK(test::error_message([&] { Krr(p).fit_stream(test::passes_of(X, Y, 8)); }, kExitDataError) ==
         "`nystrom` M=41 > n_samples=40");
   p.nystrom = 10;
   const arma::mat none(0, 4);
-  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(none, none, 8)); }, kExitDataError) ==
+  CHECK(test::error_message([&] { Krr(p).fit_stream(test::passes_of(none, none, 8)); }, kExitDataError) ==
         "0 samples, need at least 1");
   // A second pass with a row fewer.
   auto opened = std::make_shared<int>(0);
   const arma::mat X2 = X.rows(0, 38), Y2 = Y.rows(0, 38);
   const RowPasses shrinking = [&, opened]() {
-    return ++*opened == 1 ? passes_of(X, Y, 8)() : passes_of(X2, Y2, 8)();
+    return ++*opened == 1 ? test::passes_of(X, Y, 8)() : test::passes_of(X2, Y2, 8)();
   };
   CHECK(test::error_message([&] { Krr(p).fit_stream(shrinking); }, kExitDataError) ==
         "the data changed while krr was reading it: a pass found 39 rows where the first found 40");
   // A bad target in a chunk: the source's error, as fit's.
   arma::mat Ybad = Y;
   Ybad(17, 0) = arma::datum::nan;
-  CHECK(test::error_message([&] { Krr(p).fit_stream(passes_of(X, Ybad, 8)); }, kExitDataError) ==
+  CHECK(test::error_message([&] { Krr(p).fit_stream(test::passes_of(X, Ybad, 8)); }, kExitDataError) ==
         "non-finite target value");
 }
 
@@ -512,7 +496,7 @@ TEST_CASE("krr: a streamed model saves, loads and predicts as itself") {
   Krr::Params p = nystrom_rbf(0.5, 0.1, 30, true);
   p.standardize = true;
   Krr k(p);
-  k.fit_stream(passes_of(X, Y, 33));
+  k.fit_stream(test::passes_of(X, Y, 33));
   io::ModelWriter w(Krr::kind);
   k.save(w);
   const Krr back = Krr::load(io::ModelReader::parse(w.bytes(), "test"));
@@ -567,7 +551,7 @@ TEST_CASE("krr: N ranks give every rank the same model, the in-memory one within
       }
       std::vector<Krr> models(ranks, Krr(p));
       const auto errors = on_ranks(ranks, [&](int r, const Communicator& comm) {
-        models[r].fit_stream(passes_of(Xs[r], Ys[r], 13), comm);
+        models[r].fit_stream(test::passes_of(Xs[r], Ys[r], 13), comm);
       });
       CAPTURE(intercept);
       CAPTURE(N);
@@ -593,15 +577,11 @@ TEST_CASE("krr: an error in one rank's part stops every rank with it, in whichev
   std::vector<arma::mat> Ys{Y.rows(0, 29), Y.rows(30, 59), Y.rows(60, 89)};
   for (const int failing_pass : {1, 2, 3}) {
     const auto errors = on_ranks(3, [&](int r, const Communicator& comm) {
-      auto opened = std::make_shared<int>(0);
-      const RowPasses passes = [&, r, opened]() -> RowChunks {
-        const RowChunks rows = passes_of(Xs[r], Ys[r], 7)();
-        if (++*opened != failing_pass || r != 2) return rows;
-        return [rows](arma::mat& Xc, arma::mat& Yc) -> bool {
-          if (!rows(Xc, Yc)) return false;
+      const RowPasses passes = test::intercepted(test::passes_of(Xs[r], Ys[r], 7), [&, r](int pass, int chunk) {
+        if (r == 2 && pass == failing_pass && chunk == 1)
           throw DataError("late.csv:75:2: expected a number, found \"oops\"");
-        };
-      };
+        return false;
+      });
       Krr(p).fit_stream(passes, comm);
     });
     CAPTURE(failing_pass);

@@ -20,6 +20,7 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/labels.hpp"
 #include "ranks_in_threads.hpp"
+#include "row_passes.hpp"
 
 namespace {
 
@@ -450,25 +451,12 @@ struct MatrixPasses {
   const arma::mat& X;
   arma::mat Y;
   arma::uword rows;
-  std::shared_ptr<std::size_t> opened = std::make_shared<std::size_t>(0);
+  std::shared_ptr<int> opened = std::make_shared<int>(0);
 
   MatrixPasses(const arma::mat& X_, const mlt::Labels& y, arma::uword rows_)
       : X(X_), Y(arma::conv_to<arma::vec>::from(y)), rows(rows_) {}
 
-  mlt::RowPasses passes() const {
-    return [this]() -> mlt::RowChunks {
-      ++*opened;
-      auto at = std::make_shared<arma::uword>(0);
-      return [this, at](arma::mat& Xc, arma::mat& Yc) {
-        if (*at >= X.n_rows) return false;
-        const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
-        Xc = X.rows(*at, last);
-        Yc = Y.rows(*at, last);
-        *at = last + 1;
-        return true;
-      };
-    };
-  }
+  mlt::RowPasses passes() const { return mlt::test::passes_of(X, Y, rows, opened); }
 };
 
 // The largest probability bound and gradient norm over a fit's problems.
@@ -590,6 +578,13 @@ TEST_CASE("streamed fit equals the in-memory fit: probabilities within the sum o
           MESSAGE(name << ", chunks of " << rows << ": max |coef - memory| " << dcoef << ", bound "
                        << (g_s + g_m) * slack / c.lambda);
         }
+        // A source that holds its chunks (a rank's part) gets them standardized once
+        // and kept: the same arithmetic on the same rows, so the same bits.
+        mlt::LogReg from_held(p);
+        const MatrixPasses again(data.X, y, rows);
+        from_held.fit_stream(mlt::test::held(again.passes()), K);
+        CHECK(arma::approx_equal(from_held.coef(), streamed.coef(), "absdiff", 0.0));
+        CHECK(arma::approx_equal(from_held.intercept(), streamed.intercept(), "absdiff", 0.0));
         // No row is near enough a tie for the labels to differ, so they must not.
         CHECK(ambiguous_rows(proba, eps) == 0);
         CHECK(arma::all(streamed.predict(data.X) == memory.predict(data.X)));
@@ -639,20 +634,11 @@ TEST_CASE("streamed fit: kernels refused, lambda = 0 separable warned, bad rows 
   // that gives fewer rows than the first: the fit stops with that error.
   for (bool shrink : {false, true}) {
     CAPTURE(shrink);
-    auto opened = std::make_shared<int>(0);
-    const mlt::RowPasses inner = src.passes();
-    const mlt::RowPasses failing = [&, opened]() -> mlt::RowChunks {
-      const int pass = ++*opened;
-      mlt::RowChunks next = inner();
-      auto chunk = std::make_shared<int>(0);
-      return [=](arma::mat& Xc, arma::mat& Yc) {
-        if (pass == 3 && ++*chunk == 3) {
-          if (shrink) return false;
-          throw mlt::DataError("data.csv:40:2: not a number");
-        }
-        return next(Xc, Yc);
-      };
-    };
+    const mlt::RowPasses failing = mlt::test::intercepted(src.passes(), [shrink](int pass, int chunk) {
+      if (pass != 3 || chunk != 3) return false;
+      if (shrink) return true;
+      throw mlt::DataError("data.csv:40:2: not a number");
+    });
     const std::string message = shrink ? "the data changed while it was read" : "data.csv:40:2";
     CHECK_THROWS_WITH_AS(mlt::LogReg().fit_stream(failing, 2), doctest::Contains(message.c_str()), mlt::DataError);
   }
@@ -737,17 +723,11 @@ TEST_CASE("fit over 3 ranks: a bad cell on one rank stops every rank with its me
       Xs[r] = X.rows(30 * r, 30 * r + 29);
       ys[r] = y.subvec(30 * r, 30 * r + 29);
       MatrixPasses part(Xs[r], ys[r], 8);
-      const mlt::RowPasses inner = part.passes();
-      auto opened = std::make_shared<int>(0);
-      const mlt::RowPasses passes = [&, opened, r]() -> mlt::RowChunks {
-        const bool bad = r == 2 && ++*opened == failing_pass;
-        mlt::RowChunks next = inner();
-        auto chunk = std::make_shared<int>(0);
-        return [=](arma::mat& Xc, arma::mat& Yc) {
-          if (bad && ++*chunk == 2) throw mlt::DataError("data.csv:70:3: expected a number, found \"oops\"");
-          return next(Xc, Yc);
-        };
-      };
+      const mlt::RowPasses passes = mlt::test::intercepted(part.passes(), [&, r](int pass, int chunk) {
+        if (r == 2 && pass == failing_pass && chunk == 2)
+          throw mlt::DataError("data.csv:70:3: expected a number, found \"oops\"");
+        return false;
+      });
       mlt::LogReg().fit_stream(passes, 2, comm);
     });
     for (const auto& e : errors) CHECK(e == "data.csv:70:3: expected a number, found \"oops\"");

@@ -17,6 +17,7 @@
 #include "mlt/pca.hpp"
 #include "mlt/ridge.hpp"
 #include "ranks_in_threads.hpp"
+#include "row_passes.hpp"
 #include "test_util.hpp"
 
 using namespace mlt;
@@ -27,21 +28,6 @@ using mlt::test::rows_of;
 using mlt::test::vector_of;
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-
-// Passes over the rows of X (and Y), handed out `rows` at a time, the last chunk shorter.
-RowPasses chunks_of(const arma::mat& X, const arma::mat& Y, arma::uword rows) {
-  return [&X, &Y, rows]() -> RowChunks {
-    auto at = std::make_shared<arma::uword>(0);
-    return [&X, &Y, rows, at](arma::mat& Xc, arma::mat& Yc) {
-      if (*at >= X.n_rows) return false;
-      const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
-      Xc = X.rows(*at, last);
-      Yc = Y.is_empty() ? arma::mat(Xc.n_rows, 0) : arma::mat(Y.rows(*at, last));
-      *at = last + 1;
-      return true;
-    };
-  };
-}
 
 const arma::mat& diabetes() {
   static const arma::mat all = io::read_csv(test::fixture_path("data/diabetes.csv"), {}, {}).X;
@@ -128,7 +114,7 @@ TEST_CASE("ridge streamed equals scikit-learn's Ridge on diabetes (1e-8 relative
       p.lambda = std::stod(lam);
       p.standardize = standardize;
       Ridge r(p);
-      r.fit_stream(chunks_of(X, y, 37));
+      r.fit_stream(test::passes_of(X, y, 37));
       CAPTURE(lam);
       CAPTURE(standardize);
       CHECK(rel(r.coef(), ref.rows(0, 9)) < 1e-8);
@@ -165,7 +151,7 @@ TEST_CASE("Ridge::fit_stream over 3 ranks: each rank's rows, merged in rank orde
     const arma::uword begin = r * n / 3, end = (r + 1) * n / 3;
     const arma::mat Xr = X.rows(begin, end - 1), yr = y.rows(begin, end - 1);
     Ridge part(p);
-    part.fit_stream(chunks_of(Xr, yr, 25), comm);
+    part.fit_stream(test::passes_of(Xr, yr, 25), comm);
     coefs[r] = part.coef().col(0);
   });
   const double bound = 4 * 442 * kEps * memory.condition();
@@ -180,7 +166,7 @@ TEST_CASE("ridge streamed: no intercept and several targets equal scikit-learn")
     Ridge::Params p;
     p.fit_intercept = false;
     Ridge r(p);
-    r.fit_stream(chunks_of(d.cols(0, 9), d.col(10), 50));
+    r.fit_stream(test::passes_of(d.cols(0, 9), d.col(10), 50));
     CHECK(rel(r.coef(), ridge_reference("lambda1_nointercept").rows(0, 9)) < 1e-8);
     CHECK(r.intercept()[0] == 0.0);
   }
@@ -188,7 +174,7 @@ TEST_CASE("ridge streamed: no intercept and several targets equal scikit-learn")
   const arma::mat Y2 = arma::join_rows(d.col(10), d.col(8));
   const arma::mat ref = ridge_reference("multi_lambda1");
   Ridge r;
-  r.fit_stream(chunks_of(X2, Y2, 1));  // a chunk a row: n merges
+  r.fit_stream(test::passes_of(X2, Y2, 1));  // a chunk a row: n merges
   CHECK(rel(r.coef(), ref.rows(0, 8)) < 1e-8);
   CHECK(rel(r.intercept(), ref.row(9)) < 1e-8);
 }
@@ -200,7 +186,7 @@ TEST_CASE("ridge streamed: lambda = 0 on collinear columns gives the minimum-nor
   p.lambda = 0;
   test::Warnings w;
   Ridge r(p);
-  r.fit_stream(chunks_of(X, d.col(10), 100));
+  r.fit_stream(test::passes_of(X, d.col(10), 100));
   CHECK(w.any("minimum-norm"));
   // The minimum-norm solution splits bmi's coefficient evenly over the two copies;
   // their sum is least squares' coefficient without the copy (scikit-learn's, from
@@ -216,9 +202,9 @@ TEST_CASE("ridge streamed: refusals") {
   Ridge::Params p;
   p.solver = RidgeSolver::dual;
   const arma::mat X = test::random_mat(10, 2, 1), y = test::random_mat(10, 1, 2);
-  CHECK(test::error_message([&] { Ridge(p).fit_stream(chunks_of(X, y, 3)); }, kExitUsage).find("solver dual") == 0);
+  CHECK(test::error_message([&] { Ridge(p).fit_stream(test::passes_of(X, y, 3)); }, kExitUsage).find("solver dual") == 0);
   const arma::mat none;
-  CHECK(test::error_message([&] { Ridge().fit_stream(chunks_of(none, none, 3)); }, kExitDataError) ==
+  CHECK(test::error_message([&] { Ridge().fit_stream(test::passes_of(none, none, 3)); }, kExitDataError) ==
         "0 samples, need at least 1");
 }
 
@@ -235,7 +221,7 @@ TEST_CASE("pca streamed equals scikit-learn (1e-8 on the leading axes) and the i
     p.standardize = ref["standardize"];
     p.whiten = ref["whiten"];
     Pca s(p);
-    s.fit_stream(chunks_of(X, arma::mat(), 16));
+    s.fit_stream(test::passes_of(X, arma::mat(), 16));
     arma::mat axes = s.components();
     const arma::mat want_axes = rows_of(ref["components"]);
     for (arma::uword k = 0; k < axes.n_rows; ++k)
@@ -278,11 +264,11 @@ TEST_CASE("pca streamed: refusals") {
   const arma::mat X = test::random_mat(10, 3, 1);
   PcaParams p;
   p.solver = PcaSolver::svd;
-  CHECK(test::error_message([&] { Pca(p).fit_stream(chunks_of(X, arma::mat(), 4)); }, kExitUsage).find("solver svd") == 0);
+  CHECK(test::error_message([&] { Pca(p).fit_stream(test::passes_of(X, arma::mat(), 4)); }, kExitUsage).find("solver svd") == 0);
   PcaParams k;
   k.kernelized = true;
-  CHECK(test::error_message([&] { Pca(k).fit_stream(chunks_of(X, arma::mat(), 4)); }, kExitUsage).find("kernel PCA") == 0);
+  CHECK(test::error_message([&] { Pca(k).fit_stream(test::passes_of(X, arma::mat(), 4)); }, kExitUsage).find("kernel PCA") == 0);
   PcaParams big;
   big.n_components = 4;
-  CHECK(test::error_message([&] { Pca(big).fit_stream(chunks_of(X, arma::mat(), 4)); }, kExitDataError).find("n_components=4") == 0);
+  CHECK(test::error_message([&] { Pca(big).fit_stream(test::passes_of(X, arma::mat(), 4)); }, kExitDataError).find("n_components=4") == 0);
 }

@@ -20,28 +20,12 @@
 #include "mlt/kmeans.hpp"
 #include "mlt/kmeans/seeding.hpp"
 #include "mlt/kmeans/source.hpp"
+#include "row_passes.hpp"
 #include "test_util.hpp"
 
 using namespace mlt;
 
 namespace {
-
-// Passes over the rows of X, `rows` at a time, the last chunk shorter; each pass
-// counted in *opened.
-RowPasses passes_of(const arma::mat& X, arma::uword rows, std::shared_ptr<int> opened = nullptr) {
-  return [&X, rows, opened]() -> RowChunks {
-    if (opened) ++*opened;
-    auto at = std::make_shared<arma::uword>(0);
-    return [&X, rows, at](arma::mat& Xc, arma::mat& Yc) {
-      if (*at >= X.n_rows) return false;
-      const arma::uword last = std::min(X.n_rows, *at + rows) - 1;
-      Xc = X.rows(*at, last);
-      Yc.reset();
-      *at = last + 1;
-      return true;
-    };
-  };
-}
 
 // Overlapping Gaussian blobs: n rows, p columns, `centres` blobs, one column offset by
 // 1e6 so that the centring matters.
@@ -113,7 +97,7 @@ TEST_CASE("kmeans stream: the k-means++ seeding draws the same rows as in memory
   const arma::uvec want = kmeans::seed_kmeanspp(mem, ch, 60, 6, r1);
   for (arma::uword rows : {1u, 100u, 999u}) {
     CAPTURE(rows);
-    kmeans::StreamSource streamed(passes_of(X, rows), X.n_rows, X.n_cols, mom.mean(), arma::rowvec());
+    kmeans::StreamSource streamed(test::passes_of(X, rows), X.n_rows, X.n_cols, mom.mean(), arma::rowvec());
     Random r2(5);
     CHECK(arma::all(kmeans::seed_kmeanspp(streamed, ch, 60, 6, r2) == want));
   }
@@ -135,7 +119,7 @@ TEST_CASE("kmeans stream: the same model as in memory, for every seeding, chunk 
         CAPTURE(rows);
         auto opened = std::make_shared<int>(0);
         KMeans streamed(p);
-        streamed.fit_stream(passes_of(X, rows, opened));
+        streamed.fit_stream(test::passes_of(X, rows, opened));
         check_same(streamed, mem);
         CHECK(static_cast<std::size_t>(*opened) == streamed.data_passes());
         // At least the centring pass and one per Lloyd iteration of each restart.
@@ -154,7 +138,7 @@ TEST_CASE("kmeans stream: the BLAS screen (k·p past the fused kernel's reach) g
   p.max_iter = 30;
   const KMeans mem = KMeans(p).fit(X);
   KMeans streamed(p);
-  streamed.fit_stream(passes_of(X, 250));
+  streamed.fit_stream(test::passes_of(X, 250));
   check_same(streamed, mem);
 }
 
@@ -164,7 +148,7 @@ TEST_CASE("kmeans stream: predictions of the streamed model equal the in-memory 
   p.k = 4;
   const KMeans mem = KMeans(p).fit(X);
   KMeans streamed(p);
-  streamed.fit_stream(passes_of(X, 64));
+  streamed.fit_stream(test::passes_of(X, 64));
   const arma::mat T = blobs(200, 5, 4, 99);
   CHECK(arma::all(streamed.predict(T) == mem.predict(T)));
   CHECK(arma::abs(streamed.distances(T) - mem.distances(T)).max() == 0.0);
@@ -174,10 +158,10 @@ TEST_CASE("kmeans stream: refusals as in memory, and data that change between pa
   arma::mat dups = {{1, 2}, {1, 2}, {3, 4}, {1, 2}, {3, 4}};
   KMeansParams p;
   p.k = 3;
-  CHECK(test::error_message([&] { KMeans(p).fit_stream(passes_of(dups, 2)); }, kExitDataError) ==
+  CHECK(test::error_message([&] { KMeans(p).fit_stream(test::passes_of(dups, 2)); }, kExitDataError) ==
         test::error_message([&] { KMeans(p).fit(dups); }, kExitDataError));
   p.k = 6;
-  CHECK(test::error_message([&] { KMeans(p).fit_stream(passes_of(dups, 2)); }, kExitDataError) ==
+  CHECK(test::error_message([&] { KMeans(p).fit_stream(test::passes_of(dups, 2)); }, kExitDataError) ==
         test::error_message([&] { KMeans(p).fit(dups); }, kExitDataError));
 
   // A second pass that finds fewer rows than the first.
@@ -185,7 +169,7 @@ TEST_CASE("kmeans stream: refusals as in memory, and data that change between pa
   const arma::mat shorter = X.rows(0, 199);
   auto calls = std::make_shared<int>(0);
   const RowPasses changing = [&, calls]() -> RowChunks {
-    return passes_of((*calls)++ == 0 ? X : shorter, 50)();
+    return test::passes_of((*calls)++ == 0 ? X : shorter, 50)();
   };
   p.k = 3;
   const std::string m = test::error_message([&] { KMeans(p).fit_stream(changing); }, kExitDataError);

@@ -27,10 +27,22 @@
 
 namespace mlt {
 
-// Rows handed to a streaming fit a chunk at a time: fills X (m x p, m >= 1) and, for
-// a supervised fit, Y (m x t) with the next rows; false at the end. Errors in the
-// rows are the source's to throw, with their file:line.
-using RowChunks = std::function<bool(arma::mat& X, arma::mat& Y)>;
+// A chunk of rows: X (m x p, m >= 1) and, for a supervised fit, Y (m x t; empty for
+// an unsupervised one).
+struct RowChunk {
+  arma::mat X, Y;
+  // The source holds this chunk, unchanged, for all its passes (a rank's part read
+  // many times): a fit may keep what it derives from it (its standardized rows) from
+  // one pass to the next, as an in-memory fit keeps its standardized copy.
+  bool held = false;
+};
+
+// Rows handed to a streaming fit a chunk at a time: the next chunk, or null at the
+// end. The chunk is the source's, read-only and valid until the next call: a source
+// that holds its rows in memory (a rank's part read many times) hands them out as
+// they are, without a copy, so a fit that transforms a chunk writes its own matrix.
+// Errors in the rows are the source's to throw, with their file:line.
+using RowChunks = std::function<const RowChunk*()>;
 
 class ScatterAccumulator {
  public:

@@ -141,9 +141,9 @@ void StreamSource::check_rows(std::size_t rows, bool width_changed) const {
 
 void StreamSource::visit(const std::function<bool(const Points&, uword)>& fn) {
   const RowChunks next = open();
-  arma::mat X, Y;
   uword first = 0;
-  while (next(X, Y)) {
+  while (const RowChunk* chunk = next()) {
+    const arma::mat& X = chunk->X;
     if (X.n_rows > 0 && X.n_cols != p_) check_rows(0, true);
     if (first + X.n_rows > n_) check_rows(first + X.n_rows);
     if (!fn(make_points(X, shift_, scale_), first)) return;
@@ -154,14 +154,19 @@ void StreamSource::visit(const std::function<bool(const Points&, uword)>& fn) {
 
 void StreamSource::for_each_block(const Chunking& ch, const BlockWork& work) {
   const RowChunks next = open();
-  arma::mat pending(0, p_), X, Y;  // rows read but not yet in a complete block
-  uword start = 0;                  // global index of pending's first row
-  std::size_t c = 0;                // the chunk of the next block
-  while (next(X, Y)) {
+  arma::mat pending(0, p_);  // rows read but not yet in a complete block
+  uword start = 0;            // global index of pending's first row
+  std::size_t c = 0;          // the chunk of the next block
+  while (const RowChunk* chunk = next()) {
+    const arma::mat& X = chunk->X;
     if (X.n_rows > 0 && X.n_cols != p_) check_rows(0, true);
     if (start + pending.n_rows + X.n_rows > n_) check_rows(start + pending.n_rows + X.n_rows);
-    pending = pending.is_empty() ? std::move(X) : arma::mat(arma::join_cols(pending, X));
-    const uword have = start + pending.n_rows;
+    // The rows not yet in a block: the chunk itself (the source's, not copied), after
+    // the last chunk's leftover if there is one.
+    arma::mat joined;
+    if (!pending.is_empty()) joined = arma::join_cols(pending, X);
+    const arma::mat& rows = pending.is_empty() ? X : joined;
+    const uword have = start + rows.n_rows;
     // The complete blocks among the rows held, grouped by chunk: (chunk, first, end).
     struct Block {
       std::size_t c;
@@ -176,8 +181,13 @@ void StreamSource::for_each_block(const Chunking& ch, const BlockWork& work) {
       at = end;
       if (at == ch.end(c)) ++c;
     }
-    if (blocks.empty()) continue;
-    const Points P = make_points(pending.rows(0, at - start - 1), shift_, scale_);
+    if (blocks.empty()) {
+      if (pending.is_empty()) pending = X;
+      else pending = std::move(joined);
+      continue;
+    }
+    const Points P = at - start == rows.n_rows ? make_points(rows, shift_, scale_)
+                                               : make_points(rows.rows(0, at - start - 1), shift_, scale_);
     std::vector<std::pair<std::size_t, std::size_t>> groups;  // [first, last) blocks of one chunk
     for (std::size_t b = 0; b < blocks.size(); ++b)
       if (b == 0 || blocks[b].c != blocks[b - 1].c) groups.emplace_back(b, b + 1);
@@ -186,7 +196,7 @@ void StreamSource::for_each_block(const Chunking& ch, const BlockWork& work) {
       for (std::size_t b = groups[g].first; b < groups[g].second; ++b)
         work(blocks[b].c, P, blocks[b].begin - start, blocks[b].begin, blocks[b].end - blocks[b].begin);
     });
-    pending = at - start < pending.n_rows ? arma::mat(pending.rows(at - start, pending.n_rows - 1)) : arma::mat(0, p_);
+    pending = at - start < rows.n_rows ? arma::mat(rows.rows(at - start, rows.n_rows - 1)) : arma::mat(0, p_);
     start = at;
   }
   check_rows(start + pending.n_rows);

@@ -7,8 +7,8 @@
 
 namespace mlt::logreg {
 
-const arma::mat& ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, arma::mat& buffer, Labels& y,
-                                    arma::vec& c) const {
+const arma::mat& ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, std::size_t chunk, bool held,
+                                    arma::mat& buffer, Labels& y, arma::vec& c) const {
   if (Y.n_cols != 1 || Y.n_rows != X.n_rows)
     throw Error("internal: a classification chunk needs one column of class indices", kExitSoftware);
   y.set_size(X.n_rows);
@@ -22,7 +22,16 @@ const arma::mat& ChunkRows::prepare(const arma::mat& X, const arma::mat& Y, arma
     y[i] = positive < 0 ? k : (static_cast<long>(k) == positive ? 1 : 0);
     c[i] = class_weight[k];
   }
+  return design(X, chunk, held, buffer);
+}
+
+const arma::mat& ChunkRows::design(const arma::mat& X, std::size_t chunk, bool held, arma::mat& buffer) const {
   if (!scaler) return X;
+  if (held && chunk < standardized.size() && standardized[chunk].n_rows == X.n_rows) return standardized[chunk];
+  if (held && chunk == standardized.size()) {
+    standardized.push_back(scaler->transform(X));
+    return standardized.back();
+  }
   buffer = scaler->transform(X);
   return buffer;
 }
@@ -54,13 +63,16 @@ StreamedObjective::AtPoint StreamedObjective::function_pass(const arma::mat& the
   arma::mat buffer;
   Labels y;
   arma::vec c;
+  const bool keep = keeps_curvature();
+  std::vector<LogisticObjective::Curvature> curvature;
   reader_.read([&](const arma::mat& X, const arma::mat& Y) {
-    const arma::mat& Z = rows_.prepare(X, Y, buffer, y, c);
+    const arma::mat& Z = rows_.prepare(X, Y, reader_.chunk(), reader_.held(), buffer, y, c);
     // The chunk's loss terms: the in-memory objective over its rows, without the penalty.
     LogisticObjective chunk(Z, y, problem_classes, c, 0.0, intercept_);
     loss += chunk.EvaluateWithGradient(theta, g);
     gradient += g;
     diag += chunk.HessianDiagonal();
+    if (keep) curvature.push_back(chunk.TakeCurvature());
   });
   std::vector<double> sums{loss};
   append(sums, gradient);
@@ -69,6 +81,7 @@ StreamedObjective::AtPoint StreamedObjective::function_pass(const arma::mat& the
   AtPoint at;
   std::size_t i = 1;
   at.theta = theta;
+  at.curvature = std::move(curvature);
   at.gradient = take(sums, i, n_rows(), m_);
   at.diag = take(sums, i, n_rows(), m_);
   const arma::mat W = theta.head_rows(d_);
@@ -76,6 +89,11 @@ StreamedObjective::AtPoint StreamedObjective::function_pass(const arma::mat& the
   at.gradient.head_rows(d_) += lambda_ * W;
   at.diag.head_rows(d_) += lambda_;
   return at;
+}
+
+bool StreamedObjective::keeps_curvature() const {
+  const double per_row = 8.0 * (static_cast<double>(m_) + 1);
+  return static_cast<double>(reader_.local_rows()) * per_row <= kCurvatureBytes;
 }
 
 double StreamedObjective::Evaluate(const arma::mat& theta) const {
@@ -88,6 +106,7 @@ double StreamedObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat
   const AtPoint at = known ? std::move(last_) : function_pass(theta);
   last_ = AtPoint();
   curvature_point_ = at.theta;
+  curvature_ = std::move(at.curvature);
   diag_ = at.diag;
   gradient = at.gradient;
   return at.value;
@@ -99,11 +118,19 @@ void StreamedObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
   arma::mat buffer;
   Labels y;
   arma::vec c;
+  std::size_t at = 0;  // the chunk
   reader_.read([&](const arma::mat& X, const arma::mat& Y) {
-    const arma::mat& Z = rows_.prepare(X, Y, buffer, y, c);
+    const arma::mat& Z = rows_.prepare(X, Y, reader_.chunk(), reader_.held(), buffer, y, c);
     LogisticObjective chunk(Z, y, problem_classes, c, 0.0, intercept_);
-    chunk.SetCurvaturePoint(curvature_point_);
+    const bool kept = at < curvature_.size();
+    if (kept && curvature_[at].prob.n_rows != Z.n_rows)
+      throw DataError("the data changed while it was read: a pass gave a chunk of " + std::to_string(Z.n_rows) +
+                      " rows where the last gave " + std::to_string(curvature_[at].prob.n_rows));
+    if (kept) chunk.SetCurvature(std::move(curvature_[at]));
+    else chunk.SetCurvaturePoint(curvature_point_);
     chunk.HessianVector(v, part);
+    if (kept) curvature_[at] = chunk.TakeCurvature();
+    ++at;
     sum += part;
   });
   std::vector<double> sums;

@@ -9,9 +9,11 @@
 // the same parts), and the penalty last. So the chunk arithmetic is the in-memory fit's,
 // and only the order of the sums differs (logreg.cpp derives what that changes).
 //
-// Passes: the curvature weights p(1 - p) depend on the curvature point θc, and holding
-// them would hold a number per row; a Hessian-vector pass recomputes them from each
-// chunk's scores at θc instead. And since the solver evaluates f alone at a trial point
+// Passes: the curvature weights p(1 - p) depend on the curvature point θc. A function
+// pass keeps each chunk's (m + 1 numbers a row) while they fit in kCurvatureBytes, and a
+// Hessian-vector pass then reads them; past that it recomputes them from each chunk's
+// scores at θc, one more product with the chunk (the same bits either way: the same
+// formulas on the same scores). And since the solver evaluates f alone at a trial point
 // and then, when it accepts it, ∇f and diag(H) there, a function pass computes all three
 // at once: per Newton iteration one pass (f, ∇f, diag H at the trial point) and one per
 // CG step (H v). Each pass ends with one agreement (core/distributed.hpp agree) and one
@@ -29,6 +31,7 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/row_passes.hpp"
 #include "mlt/core/types.hpp"
+#include "mlt/logreg.hpp"
 #include "mlt/logreg/tron.hpp"
 #include "mlt/standardizer.hpp"
 
@@ -41,10 +44,17 @@ struct ChunkRows {
   // One binary problem "class `positive` vs the rest" (ovr); -1: the labels as they are.
   long positive = -1;
   arma::vec class_weight;                // c_i = class_weight[y_i] (the data's class, size K)
-  // X (m x p) and Y (m x 1, class indices as doubles) of a chunk -> the problem's
-  // labels and sample weights, and the design rows: X itself, or its standardized copy
+  // X (m x p) and Y (m x 1, class indices as doubles) of the pass's chunk number
+  // `chunk` -> the problem's labels and sample weights, and the design rows: X itself,
+  // or its standardized copy: kept below when the source holds the chunk, else made
   // in `buffer`.
-  const arma::mat& prepare(const arma::mat& X, const arma::mat& Y, arma::mat& buffer, Labels& y, arma::vec& c) const;
+  const arma::mat& prepare(const arma::mat& X, const arma::mat& Y, std::size_t chunk, bool held, arma::mat& buffer,
+                           Labels& y, arma::vec& c) const;
+  // The design rows alone.
+  const arma::mat& design(const arma::mat& X, std::size_t chunk, bool held, arma::mat& buffer) const;
+  // The held chunks standardized, by chunk number, filled by the first pass that reads
+  // them and shared by every problem (ovr) and pass.
+  mutable std::vector<arma::mat> standardized;
 };
 
 // Reads the rows of `passes` as checked rows: every chunk through `check` (a DataError
@@ -59,6 +69,9 @@ class PassReader {
   void read(OnChunk&& on_chunk);
 
   std::uint64_t local_rows() const { return local_rows_; }  // this rank's, from the first pass
+  // In on_chunk: the chunk's number in the pass (from 0), and whether the source holds it.
+  std::size_t chunk() const { return chunk_; }
+  bool held() const { return held_; }
   std::size_t passes() const { return passes_made_; }
   const Communicator& comm() const { return comm_; }
 
@@ -66,7 +79,8 @@ class PassReader {
   const RowPasses& passes_;
   const Communicator& comm_;
   std::uint64_t local_rows_ = 0;
-  std::size_t passes_made_ = 0;
+  std::size_t passes_made_ = 0, chunk_ = 0;
+  bool held_ = false;
 };
 
 // The objective of LogisticObjective (logreg.hpp) for a linear model, computed in passes:
@@ -93,7 +107,10 @@ class StreamedObjective final : public tron::Objective {
   struct AtPoint {
     arma::mat theta, gradient, diag;
     double value = 0;
+    std::vector<LogisticObjective::Curvature> curvature;  // per chunk, when kept
   };
+  static constexpr double kCurvatureBytes = 512.0 * 1024 * 1024;
+  bool keeps_curvature() const;
   AtPoint function_pass(const arma::mat& theta) const;
 
   PassReader& reader_;
@@ -102,6 +119,7 @@ class StreamedObjective final : public tron::Objective {
   double lambda_;
   bool intercept_;
   arma::mat curvature_point_, diag_;
+  mutable std::vector<LogisticObjective::Curvature> curvature_;  // per chunk at curvature_point_, or empty
   mutable AtPoint last_;  // the last Evaluate's point
 };
 
@@ -110,11 +128,11 @@ void PassReader::read(OnChunk&& on_chunk) {
   std::exception_ptr failure;
   try {
     const RowChunks next = passes_();
-    arma::mat X, Y;
     std::uint64_t rows = 0;
-    while (next(X, Y)) {
-      rows += X.n_rows;
-      on_chunk(X, Y);
+    for (chunk_ = 0; const RowChunk* chunk = next(); ++chunk_) {
+      rows += chunk->X.n_rows;
+      held_ = chunk->held;
+      on_chunk(chunk->X, chunk->Y);
     }
     if (passes_made_ == 0) local_rows_ = rows;
     else if (rows != local_rows_)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../row_passes.hpp"
 #include "../test_util.hpp"
 #include "../ranks_in_threads.hpp"
 #include "mlt/core/distributed.hpp"
@@ -37,21 +38,6 @@ std::vector<std::exception_ptr> run_each(int n, const std::function<void(const C
     }
   });
   return errors;
-}
-
-// Passes over X, `rows` at a time.
-RowPasses passes_of(const arma::mat& X, uword rows) {
-  return [X, rows]() -> RowChunks {
-    auto at = std::make_shared<uword>(0);
-    return [X, rows, at](arma::mat& Xc, arma::mat& Yc) {
-      if (*at >= X.n_rows) return false;
-      const uword last = std::min(X.n_rows, *at + rows) - 1;
-      Xc = X.rows(*at, last);
-      Yc.reset();
-      *at = last + 1;
-      return true;
-    };
-  };
 }
 
 // Rows [cuts[r], cuts[r + 1]) of X: rank r's part.
@@ -172,7 +158,7 @@ TEST_CASE("kmeans over ranks: the one-process labels, centroids within the summa
       std::vector<std::unique_ptr<KMeans>> got(n);
       const auto errors = run_each(n, [&](const Communicator& comm) {
         got[comm.rank()] = std::make_unique<KMeans>(p);
-        got[comm.rank()]->fit_stream(passes_of(part(X, cuts, comm.rank()), 100), comm);
+        got[comm.rank()]->fit_stream(test::passes_of(part(X, cuts, comm.rank()), 100), comm);
       });
       CAPTURE(standardize);
       CAPTURE(n);
@@ -219,7 +205,7 @@ TEST_CASE("kmeans over ranks: given centroids, an empty cluster teleported as on
     std::vector<std::unique_ptr<KMeans>> got(n);
     const auto errors = run_each(n, [&](const Communicator& comm) {
       got[comm.rank()] = std::make_unique<KMeans>(p);
-      got[comm.rank()]->fit_stream_from(passes_of(part(X, cuts, comm.rank()), 64), start, comm);
+      got[comm.rank()]->fit_stream_from(test::passes_of(part(X, cuts, comm.rank()), 64), start, comm);
     });
     CAPTURE(n);
     for (int r = 0; r < n; ++r) REQUIRE(!errors[r]);
@@ -240,15 +226,12 @@ TEST_CASE("kmeans over ranks: a bad row on one rank, or a sequential seeding, st
   // Rank 2's rows fail on the pass given (a bad cell, as the CSV reader throws it).
   for (int failing_pass : {1, 2, 4}) {
     const auto errors = run_each(3, [&](const Communicator& comm) {
-      RowPasses passes = passes_of(part(X, cuts, comm.rank()), 50);
-      if (comm.rank() == 2) {
-        auto opened = std::make_shared<int>(0);
-        passes = [passes, opened, failing_pass]() -> RowChunks {
-          if (++*opened == failing_pass)
-            return [](arma::mat&, arma::mat&) -> bool { throw DataError("data.csv:450:2: expected a number"); };
-          return passes();
-        };
-      }
+      RowPasses passes = test::passes_of(part(X, cuts, comm.rank()), 50);
+      if (comm.rank() == 2)
+        passes = test::intercepted(passes, [failing_pass](int pass, int) -> bool {
+          if (pass == failing_pass) throw DataError("data.csv:450:2: expected a number");
+          return false;
+        });
       KMeans(p).fit_stream(passes, comm);
     });
     CAPTURE(failing_pass);
@@ -258,7 +241,7 @@ TEST_CASE("kmeans over ranks: a bad row on one rank, or a sequential seeding, st
   }
   p.init = KMeansInit::kmeanspp;
   const auto errors = run_each(2, [&](const Communicator& comm) {
-    KMeans(p).fit_stream(passes_of(part(X, {0, 300, 600}, comm.rank()), 50), comm);
+    KMeans(p).fit_stream(test::passes_of(part(X, {0, 300, 600}, comm.rank()), 50), comm);
   });
   for (int r = 0; r < 2; ++r)
     CHECK(test::error_message([&] { std::rethrow_exception(errors[r]); }, kExitUsage).find("kmeans||") !=

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "../row_passes.hpp"
 #include "../test_util.hpp"
 #include "mlt/kmeans.hpp"
 #include "mlt/kmeans/scalable.hpp"
@@ -31,21 +32,6 @@ arma::mat separated(uword n, uword p, uword blobs, std::uint64_t seed, arma::uve
   }
   X.col(p - 1) += 1e6;
   return X;
-}
-
-// Passes over X, `rows` at a time.
-RowPasses passes_of(const arma::mat& X, uword rows) {
-  return [&X, rows]() -> RowChunks {
-    auto at = std::make_shared<uword>(0);
-    return [&X, rows, at](arma::mat& Xc, arma::mat& Yc) {
-      if (*at >= X.n_rows) return false;
-      const uword last = std::min(X.n_rows, *at + rows) - 1;
-      Xc = X.rows(*at, last);
-      Yc.reset();
-      *at = last + 1;
-      return true;
-    };
-  };
 }
 
 // The same fit, bit for bit.
@@ -166,7 +152,7 @@ TEST_CASE("kmeans||: the fit is Lloyd from the seeding's centres, bit for bit, a
     CAPTURE(standardize);
     check_same(fitted, from);
     KMeans streamed(p);
-    streamed.fit_stream(passes_of(X, 333));
+    streamed.fit_stream(test::passes_of(X, 333));
     check_same(fitted, streamed);
   }
 }
@@ -195,10 +181,10 @@ TEST_CASE("kmeans fit_stream_from: given centroids, streamed, as fit_from in mem
   const KMeans mem = KMeans(p).fit_from(X, start);
   CHECK(mem.params().k == 4);
   KMeans streamed(p);
-  streamed.fit_stream_from(passes_of(X, 100), start);
+  streamed.fit_stream_from(test::passes_of(X, 100), start);
   check_same(mem, streamed);
   CHECK(streamed.params().k == 4);
   // A start of the wrong width: the same refusal.
-  CHECK(test::error_message([&] { KMeans(p).fit_stream_from(passes_of(X, 100), arma::mat(2, 5)); }, kExitDataError) ==
+  CHECK(test::error_message([&] { KMeans(p).fit_stream_from(test::passes_of(X, 100), arma::mat(2, 5)); }, kExitDataError) ==
         test::error_message([&] { KMeans(p).fit_from(X, arma::mat(2, 5)); }, kExitDataError));
 }
