@@ -103,7 +103,7 @@ double StreamedObjective::Evaluate(const arma::mat& theta) const {
 
 double StreamedObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient) {
   const bool known = arma::size(theta) == arma::size(last_.theta) && arma::all(arma::vectorise(theta == last_.theta));
-  const AtPoint at = known ? std::move(last_) : function_pass(theta);
+  AtPoint at = known ? std::move(last_) : function_pass(theta);
   last_ = AtPoint();
   curvature_point_ = at.theta;
   curvature_ = std::move(at.curvature);
