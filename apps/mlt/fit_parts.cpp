@@ -171,8 +171,8 @@ RowPasses FitParts::passes() {
           // the fit stops on it).
           first_ = open_reader();
           RowChunk c;
-          c.held = true;
-          while (read_chunk(*first_, true, c.X, c.Y)) held_.push_back(c);
+          c.held = true;  // a move leaves it set, and X and Y empty for the next read
+          while (read_chunk(*first_, true, c.X, c.Y)) held_.push_back(std::move(c));
           loaded_ = true;
         }
         // The held chunk itself: RowChunks hands it out read-only.
