@@ -275,7 +275,7 @@ KMeans& KMeans::fit_from(const arma::mat& X, const arma::mat& initial_centroids)
     params_.k = k;  // k is the centroids' count
   }
   if (k > n) throw DataError("k=" + std::to_string(k) + " > n_samples=" + std::to_string(n));
-  kmeans::ColumnMoments moments;
+  kmeans::ColumnMoments moments(params_.standardize);
   moments.add(X);
   set_transform(moments);
   const Points P = make_points(X, shift_, scale_);
@@ -335,74 +335,65 @@ void KMeans::fit_passes(const RowPasses& passes, const arma::mat& initial_centro
     throw UsageError("over several ranks k-means seeds by kmeans|| (init " + name_of(KMeansInit::scalable) +
                      ", or its other name kmeans-parallel) or starts from given centroids; " + name_of(params_.init) +
                      " needs a pass over all rows per centre, in sequence");
-  // The first pass: the row count and the checks fit_from makes; on one process also
-  // the centring (over ranks it needs the rows of the ranks before: the fold below).
-  kmeans::ColumnMoments moments;
+  // The first pass: the row count, the checks fit_from makes and the centring moments
+  // (exact sums: each rank's own, merged below, are those of all rows in one process).
+  kmeans::ColumnMoments moments(params_.standardize);
   std::uint64_t count = 0;
-  uword width = 0;
-  double max_abs = 0;
+  bool held = true;  // every chunk held by the source (a rank's part in memory)
   kmeans::agreed(comm, [&] {
     const RowChunks next = passes();
     while (const RowChunk* chunk = next()) {
       const arma::mat& X = chunk->X;
       if (!X.is_finite()) throw DataError("non-finite value in the data");
-      if (X.n_rows == 0) continue;
-      if (count > 0 && X.n_cols != width) throw Error("internal: chunks of different widths", kExitSoftware);
-      width = X.n_cols;
+      held = held && chunk->held;
       count += X.n_rows;
-      max_abs = std::max(max_abs, arma::abs(X).max());
-      if (!ranks) moments.add(X);
+      moments.add(X);  // checks that the widths agree
     }
   });
-  // Every rank's count, width and largest |x|.
-  std::uint64_t n = 0;
   kmeans::RankRows rows{0, count, count};
   if (ranks) {
     rows = kmeans::rank_rows(comm, count);
-    n = rows.total;
-    for (const auto& theirs : kmeans::gather_all(comm, {static_cast<double>(width), max_abs})) {
-      if (theirs[0] > 0 && width > 0 && theirs[0] != static_cast<double>(width))
-        throw Error("internal: ranks read rows of different widths", kExitSoftware);
-      if (theirs[0] > 0) width = static_cast<uword>(theirs[0]);
-      max_abs = std::max(max_abs, theirs[1]);
-    }
-  } else {
-    n = moments.n();
-    width = moments.p();
+    moments = kmeans::merge_over_ranks(comm, moments);
   }
+  const std::uint64_t n = moments.n();
+  const uword width = moments.p();
   if (width == 0) throw DataError("no feature columns");
   const uword k = given ? initial_centroids.n_rows : params_.k;
   if (given) {
     check_initial(initial_centroids, width);
     params_.k = k;  // k is the centroids' count
   }
+  const double max_abs = moments.max_abs();
   if (max_abs > 1e150) {  // as check_fit_input
     std::ostringstream s;
     s << "values up to " << max_abs << " would overflow when squared; rescale the data";
     throw DataError(s.str());
   }
   if (k > n) throw DataError("k=" + std::to_string(k) + " > n_samples=" + std::to_string(n));
-  std::size_t extra_passes = 1;
-  if (ranks) {
-    // The centring moments, the one-process recurrence continued from rank to rank.
-    moments = kmeans::ColumnMoments::from_doubles(
-        kmeans::fold_in_rank_order(comm, kmeans::ColumnMoments().to_doubles(), [&](std::vector<double> state) {
-          kmeans::ColumnMoments m = kmeans::ColumnMoments::from_doubles(state);
-          const std::size_t before = m.n();
-          const RowChunks next = passes();
-          while (const RowChunk* chunk = next()) m.add(chunk->X);
-          if (m.n() - before != count)
-            throw DataError("the data changed while k-means was reading it: the second pass found " +
-                            std::to_string(m.n() - before) + " rows, the first " + std::to_string(count));
-          return m.to_doubles();
-        }));
-    ++extra_passes;
-  }
   set_transform(moments);
+  if (held && count > 0) {
+    // The part is in memory already: its points, prepared once, are what every pass
+    // reads (as the in-memory fit prepares its points once), not each chunk again on
+    // every pass. Each point is make_points' of its row, so the same bits either way.
+    Points P;
+    P.Xt.set_size(width, count);
+    P.norm2.set_size(count);
+    uword first = 0;
+    const RowChunks next = passes();
+    while (const RowChunk* chunk = next()) {
+      kmeans::make_points_into(chunk->X, shift_, scale_, P, first);
+      first += chunk->X.n_rows;
+    }
+    kmeans::MemorySource src(P);
+    check_distinct(distinct_points_over_ranks(src, k, comm), k);
+    fit_source(src, initial_centroids, rows, comm);
+    data_passes_ = 2;
+    return;
+  }
   kmeans::StreamSource src(passes, count, width, shift_, scale_);
   check_distinct(distinct_points_over_ranks(src, k, comm), k);
   fit_source(src, initial_centroids, rows, comm);
-  data_passes_ = extra_passes + src.passes();
+  data_passes_ = 1 + src.passes();
 }
 
 void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centroids, const kmeans::RankRows& rows,

@@ -98,7 +98,7 @@ class KMeans {
   // The same fit as fit(X) with X read again on every pass instead of held
   // (`mlt kmeans fit --stream`): each call of `passes` starts a read of the same rows.
   // Same seeding, same assignments, same centroids, bit for bit (kmeans/source.hpp
-  // says why). Passes: one for the centring, then per restart, for each centre of the
+  // says why). Passes: one for the count and the centring, then per restart, for each centre of the
   // seeding, a partial one fetching the rows it draws (up to the last of them) and a
   // full one for their distances (kmeans||: two per round and one for the weights),
   // and one per Lloyd iteration. Memory: O(k·p + chunk) and per row 8 bytes for its
@@ -112,8 +112,11 @@ class KMeans {
   // every rank ends with the same model (labels() holds this rank's rows). The seeding
   // must be kmeans|| (the others need a pass per centre, in sequence: refused, a
   // UsageError) or given centroids (fit_stream_from). What differs from one process:
-  //   - the centring moments are folded through the ranks in rank order (one more
-  //     pass, the ranks taking turns: kmeans/ranks.hpp), the same bits as one process;
+  //   - the centring moments are each rank's exact sums, merged (kmeans/ranks.hpp):
+  //     the same bits as one process;
+  //   - a part the source holds in memory (RowChunk::held) is prepared once (centred,
+  //     scaled, transposed), as the in-memory fit prepares its data, and its passes
+  //     read the prepared points: p + 1 doubles a row more, no work per pass;
   //   - kmeans|| gives the same centres for any number of ranks (kmeans/scalable.hpp);
   //   - each Lloyd iteration sums the ranks' centroid sums and counts (k·p + k + 2
   //     doubles from each rank, added in rank order), which rounds differently than

@@ -4,7 +4,7 @@
 // The tolerance is zero, and that is derived, not hoped for: the streamed fit runs the
 // same per-block code on the same blocks of the same points (kmeans/source.hpp), so
 // every sum it makes adds the same values in the same order. The centring is
-// ColumnMoments' sequential recurrence (the same bits whatever the chunks), the D²
+// ColumnMoments' exact sums (the same bits whatever the chunks), the D²
 // weights of k-means++ come from the same screen call on the same operands, the
 // assignments are exact nearest centres, and the centroid sums are per-chunk partials
 // in row order combined in chunk order. Any difference at all, in a label, a seed row
@@ -58,7 +58,7 @@ void check_same(const KMeans& a, const KMeans& b) {
 
 }  // namespace
 
-TEST_CASE("ColumnMoments: the same bits whatever the chunks, and accurate on a column of mean 1e9") {
+TEST_CASE("ColumnMoments: the same bits whatever the chunks and their order, and accurate on a column of mean 1e9") {
   arma::mat X = test::random_mat(1000, 3, 11);
   X.col(0) += 1e9;
   kmeans::ColumnMoments whole;
@@ -69,20 +69,41 @@ TEST_CASE("ColumnMoments: the same bits whatever the chunks, and accurate on a c
     for (arma::uword r = 0; r < X.n_rows; r += rows) parts.add(X.rows(r, std::min(X.n_rows, r + rows) - 1));
     CHECK(arma::abs(parts.mean() - whole.mean()).max() == 0.0);
     CHECK(arma::abs(parts.scale() - whole.scale()).max() == 0.0);
+    // The rows shuffled, cut into chunks, each chunk's moments on their own, merged
+    // in reverse, half of them through bytes.
+    const arma::mat Y = X.rows(arma::shuffle(arma::regspace<arma::uvec>(0, X.n_rows - 1)));
+    std::vector<kmeans::ColumnMoments> each;
+    for (arma::uword r = 0; r < Y.n_rows; r += rows) {
+      each.emplace_back();
+      each.back().add(Y.rows(r, std::min(Y.n_rows, r + rows) - 1));
+    }
+    kmeans::ColumnMoments merged;
+    for (std::size_t i = each.size(); i-- > 0;)
+      merged.merge(i % 2 ? kmeans::ColumnMoments::from_bytes(each[i].to_bytes()) : each[i]);
+    CHECK(merged.n() == X.n_rows);
+    CHECK(arma::abs(merged.mean() - whole.mean()).max() == 0.0);
+    CHECK(arma::abs(merged.scale() - whole.scale()).max() == 0.0);
   }
-  // Against two passes in long double. Welford's recurrence: mean off by a few ε |x|
-  // (here 1e9 ε ≈ 2e-7 absolute at most, times a small constant), the sd by
-  // O(n ε) relative to its own size plus that mean error over the spread.
+  // Against two passes in long double (64-bit significand: its sums of 1000 terms are
+  // within ~1e3 · 2^-64 relative, below a double's ulp). The mean is the exact sum over
+  // n to nearest, within an ulp; the variance, Σx²/n − mean² in double-double, within
+  // a few units of 2^-104 (mean² + E[x²]), which the square root halves over the sd.
+  const double eps = std::numeric_limits<double>::epsilon(), dd = std::ldexp(1.0, -104);
   for (arma::uword j = 0; j < 3; ++j) {
     long double m = 0, v = 0;
     for (arma::uword i = 0; i < X.n_rows; ++i) m += X(i, j);
     m /= X.n_rows;
     for (arma::uword i = 0; i < X.n_rows; ++i) v += (X(i, j) - m) * (X(i, j) - m);
-    const double sd = std::sqrt(static_cast<double>(v / X.n_rows));
-    const double eps = std::numeric_limits<double>::epsilon();
-    CHECK(std::abs(whole.mean()[j] - static_cast<double>(m)) <= 8 * eps * std::abs(static_cast<double>(m)) + 8 * eps);
-    CHECK(std::abs(whole.scale()[j] - sd) <= 1e3 * eps * sd + 1e3 * eps * std::abs(static_cast<double>(m)) / sd);
+    const double mean = static_cast<double>(m), sd = std::sqrt(static_cast<double>(v / X.n_rows));
+    CAPTURE(j);
+    CHECK(std::abs(whole.mean()[j] - mean) <= 2 * eps * std::abs(mean));
+    CHECK(std::abs(whole.scale()[j] - sd) <= 4 * eps * sd + 16 * dd * (mean * mean + sd * sd) / sd);
   }
+  kmeans::ColumnMoments centring_only(false);
+  centring_only.add(X);
+  CHECK(arma::abs(centring_only.mean() - whole.mean()).max() == 0.0);
+  CHECK_THROWS_AS(centring_only.scale(), Error);
+  CHECK_THROWS_AS(whole.merge(centring_only), Error);
 }
 
 TEST_CASE("kmeans stream: the k-means++ seeding draws the same rows as in memory") {
@@ -124,6 +145,14 @@ TEST_CASE("kmeans stream: the same model as in memory, for every seeding, chunk 
         CHECK(static_cast<std::size_t>(*opened) == streamed.data_passes());
         // At least the centring pass and one per Lloyd iteration of each restart.
         CHECK(streamed.data_passes() > mem.total_iterations());
+        // A source that holds its chunks (a rank's part): its points are prepared once
+        // into one matrix, the passes read that, and the model is the same bits.
+        auto held_opened = std::make_shared<int>(0);
+        KMeans held(p);
+        held.fit_stream(test::held(test::passes_of(X, rows, held_opened)));
+        check_same(held, mem);
+        CHECK(held.data_passes() == 2);  // the counting pass and the preparing one
+        CHECK(*held_opened == 1);        // of the rows themselves: one read
       }
     }
 }

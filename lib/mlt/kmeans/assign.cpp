@@ -220,9 +220,16 @@ struct AssignChunk {
 
 Points make_points(const arma::mat& X, const arma::rowvec& shift, const arma::rowvec& scale) {
   Points P;
+  P.Xt.set_size(X.n_cols, X.n_rows);
+  P.norm2.set_size(X.n_rows);
+  make_points_into(X, shift, scale, P, 0);
+  return P;
+}
+
+void make_points_into(const arma::mat& X, const arma::rowvec& shift, const arma::rowvec& scale, Points& P,
+                      arma::uword first) {
   const uword n = X.n_rows, p = X.n_cols;
-  P.Xt.set_size(p, n);
-  P.norm2.set_size(n);
+  if (P.p() != p || first + n > P.n()) throw Error("internal: make_points_into shapes", kExitSoftware);
   const bool shifted = !shift.is_empty(), scaled = !scale.is_empty();
   constexpr uword tile = 256;
   const std::size_t n_tiles = (n + tile - 1) / tile;
@@ -235,17 +242,16 @@ Points make_points(const arma::mat& X, const arma::rowvec& shift, const arma::ro
         double v = col[i];
         if (shifted) v -= m;
         if (scaled) v /= s;
-        P.Xt(j, i) = v;
+        P.Xt(j, first + i) = v;
       }
     }
     for (uword i = r0; i < r1; ++i) {
-      const double* x = P.Xt.colptr(i);
+      const double* x = P.Xt.colptr(first + i);
       double s = 0;
       for (uword j = 0; j < p; ++j) s += x[j] * x[j];
-      P.norm2[i] = s;
+      P.norm2[first + i] = s;
     }
   });
-  return P;
 }
 
 Centres::Centres(const arma::mat& Ct_) : Ct(Ct_), norm2(Ct_.n_cols) {

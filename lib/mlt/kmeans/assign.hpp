@@ -127,6 +127,10 @@ struct Points {
 // Xt = ((X − shift) / scale)ᵀ, by tiles so both sides stay in cache. shift/scale may
 // be empty (identity).
 Points make_points(const arma::mat& X, const arma::rowvec& shift, const arma::rowvec& scale);
+// The same into points first .. first + X.n_rows of P (sized already): the points of
+// rows that come a chunk at a time, each prepared exactly as make_points would.
+void make_points_into(const arma::mat& X, const arma::rowvec& shift, const arma::rowvec& scale, Points& P,
+                      arma::uword first);
 
 // Centroids in the hot loops' layout: Ct p x k, with their squared norms; for small
 // k·p also packed for the fused screen (below).

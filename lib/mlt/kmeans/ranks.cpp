@@ -2,6 +2,7 @@
 #include "mlt/kmeans/ranks.hpp"
 
 #include <exception>
+#include <optional>
 #include <utility>
 
 #include "mlt/core/error.hpp"
@@ -31,34 +32,22 @@ RankRows rank_rows(const Communicator& comm, std::uint64_t count) {
   return {at.before, count, at.total};
 }
 
-std::vector<double> fold_in_rank_order(const Communicator& comm, std::vector<double> state,
-                                       const std::function<std::vector<double>(std::vector<double>)>& fold) {
-  if (comm.size() == 1) return fold(std::move(state));
-  // The state travels behind one flag: 0 while every rank so far has folded, 1 once
-  // one failed (the later ones then pass it on untouched).
-  std::exception_ptr failure;
-  state.insert(state.begin(), 0.0);
-  std::string bytes;
-  for (int turn = 0; turn < comm.size(); ++turn) {
-    if (turn == comm.rank()) {
-      std::vector<double> out = {1.0};
-      if (state[0] == 0.0) {
-        try {
-          out = fold(std::vector<double>(state.begin() + 1, state.end()));
-          out.insert(out.begin(), 0.0);
-        } catch (...) {
-          failure = std::current_exception();
-          out = {1.0};
-        }
-      }
-      bytes = to_bytes(out);
-    }
-    comm.broadcast(bytes, turn);
-    state = doubles_of(bytes);
+ColumnMoments merge_over_ranks(const Communicator& comm, const ColumnMoments& mine) {
+  if (comm.size() == 1) return mine;
+  std::optional<ColumnMoments> all;  // merge() checks that the widths agree
+  for (const std::string& theirs : comm.allgather(mine.to_bytes())) {
+    ColumnMoments part = ColumnMoments::from_bytes(theirs);
+    if (all) all->merge(part);
+    else all = std::move(part);
   }
-  agree(comm, failure);
-  if (state[0] != 0.0) throw Error("internal: a failed fold without an error", kExitSoftware);
-  return std::vector<double>(state.begin() + 1, state.end());
+  return *all;
+}
+
+ExactSum merge_over_ranks(const Communicator& comm, const ExactSum& mine) {
+  if (comm.size() == 1) return mine;
+  ExactSum all;
+  for (const std::string& theirs : comm.allgather(mine.to_bytes())) all.merge(ExactSum::from_bytes(theirs));
+  return all;
 }
 
 }  // namespace mlt::kmeans

@@ -6,15 +6,13 @@
 //
 // Two kinds of reduction, chosen by what must not depend on the number of ranks:
 //   sums over ranks (Lloyd's centroid sums and counts, the energy; allreduce_sum,
-//     core/distributed.hpp): each rank's partial, added in rank order. The same on every rank and for a given N, but
-//     rounded differently for another N (kmeans.cpp says how much that moves a
-//     centroid);
-//   folds in rank order (the centring moments, the seeding's cost φ): rank 0 folds its
-//     rows into a state, rank 1 goes on from rank 0's result, and so on: the very
-//     recurrence one process runs over all rows in file order, so the same bits for
-//     any N. The ranks take turns (one broadcast each), so a fold costs the time of one
-//     sequential pass: kept for what the seeding needs exactly, and cheap (the
-//     moments once per fit, φ as n additions per round).
+//     core/distributed.hpp): each rank's partial, added in rank order. The same on
+//     every rank and for a given N, but rounded differently for another N (kmeans.cpp
+//     says how much that moves a centroid);
+//   exact sums (the centring moments, the seeding's cost φ; core/exact_sum.hpp): each
+//     rank's exact sum, gathered and merged, which no split of the rows can change, so
+//     the same bits for any N. Kept for what the seeding needs exactly, and cheap (the
+//     moments once per fit, φ as n terms per round).
 #pragma once
 
 #include <cstddef>
@@ -24,7 +22,9 @@
 #include <vector>
 
 #include "mlt/core/distributed.hpp"
+#include "mlt/core/exact_sum.hpp"
 #include "mlt/core/types.hpp"
+#include "mlt/kmeans/source.hpp"
 
 namespace mlt::kmeans {
 
@@ -35,13 +35,11 @@ struct RankRows {
 };
 RankRows rank_rows(const Communicator& comm, std::uint64_t count);
 
-// The fold of a state through the ranks in rank order (above): `fold` maps the state
-// after the rows before this rank's to the state after its own; the final state is
-// returned on every rank. A fold that throws ends the chain: the later ranks skip
-// theirs, and every rank then throws the first failing rank's error (agree()).
-// N broadcasts of the state.
-std::vector<double> fold_in_rank_order(const Communicator& comm, std::vector<double> state,
-                                       const std::function<std::vector<double>(std::vector<double>)>& fold);
+// Exact sums over the ranks: every rank's own, gathered and merged, on every rank. The
+// same bits as one process's over all the rows, for any N and any split. Moments:
+// 24 + p·(16 + 576·(1 or 2)) bytes from each rank; a sum: 576.
+ColumnMoments merge_over_ranks(const Communicator& comm, const ColumnMoments& mine);
+ExactSum merge_over_ranks(const Communicator& comm, const ExactSum& mine);
 
 // Runs `work` (this rank's own, reading its rows: it may throw where the others do
 // not) and then agrees: returns on every rank if it succeeded on every rank, else

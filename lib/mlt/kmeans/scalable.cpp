@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/exact_sum.hpp"
 #include "mlt/core/progress.hpp"
 #include "mlt/kmeans/assign.hpp"
 #include "mlt/kmeans/source.hpp"
@@ -58,13 +59,12 @@ void lower_closest(BlockSource& src, const arma::mat& Ct, arma::vec& closest, co
   });
 }
 
-// φ = Σ closest over all rows in file order, the same bits for any number of ranks.
-double cost_in_file_order(const arma::vec& closest, const Communicator& comm) {
-  return fold_in_rank_order(comm, {0.0}, [&](std::vector<double> s) {
-    double phi = s.at(0);
-    for (uword i = 0; i < closest.n_elem; ++i) phi += closest[i];
-    return std::vector<double>{phi};
-  })[0];
+// φ = Σ closest over all rows, summed exactly and rounded once: the same bits for any
+// number of ranks and any split of the rows.
+double total_cost(const arma::vec& closest, const Communicator& comm) {
+  ExactSum phi;
+  for (double d : closest) phi.add(d);
+  return merge_over_ranks(comm, phi).value();
 }
 
 // First index whose running sum of weights exceeds target (0 <= target < total), never
@@ -141,7 +141,7 @@ arma::mat seed_scalable(BlockSource& src, const RankRows& rows, uword k, uword t
   arma::vec closest(src.n());
   closest.fill(std::numeric_limits<double>::infinity());
   lower_closest(src, C, closest, comm);
-  double phi = cost_in_file_order(closest, comm);
+  double phi = total_cost(closest, comm);
   std::size_t round = 0;
   while (phi > 0 && (round < how.rounds || C.n_cols < k)) {
     ++round;
@@ -171,7 +171,7 @@ arma::mat seed_scalable(BlockSource& src, const RankRows& rows, uword k, uword t
     const arma::mat added = found.cols(arma::uvec(fresh));
     C = arma::join_rows(C, added);
     lower_closest(src, added, closest, comm);
-    phi = cost_in_file_order(closest, comm);
+    phi = total_cost(closest, comm);
     report_progress({"kmeans|| seeding", "round", round, how.rounds, "candidates", static_cast<double>(C.n_cols)});
   }
   if (C.n_cols < k) throw Error("internal: k-means|| found fewer candidates than k", kExitSoftware);

@@ -22,12 +22,10 @@
 //     global row index), so it does not depend on which rank holds the row;
 //   - D² is the exact nearest distance (kmeans/assign.hpp: squared_distance of the
 //     nearest candidate, whatever blocks the screen ran on), over points centred (and
-//     scaled) to the same bits on every rank (the moments are folded in rank order);
-//   - φ is the sum of D² in file order: folded through the ranks in rank order, each
-//     adding its rows' D² in row order to the running sum of the rows before (n
-//     additions per round, one broadcast per rank). Summed exactly instead, φ would be
-//     rank-independent too, at the price of an exact accumulator; a fold is the plain
-//     loop a single process runs, and costs one sequential sweep over D² (in memory);
+//     scaled) to the same bits on every rank (the moments are exact sums);
+//   - φ, the sum of D², is summed exactly (core/exact_sum.hpp: n terms a round, a few
+//     ns each), each rank's exact sum gathered and merged: no order of the rows, the
+//     ranks or the threads can change it;
 //   - the rows kept are sent to every rank in rank order, i.e. file order, and the
 //     weights are integer counts (exact in a sum of doubles up to 2⁵³).
 // Rounds go on past 5 while C holds fewer than k distinct points and φ > 0 (rows
@@ -35,7 +33,7 @@
 // distinct rows, KMeans::fit's check, k are found).
 //
 // Cost per round: one pass over the rows (D² to the new candidates: n·|new|·p) and a
-// partial one fetching the rows kept; all-gathered, ℓ·p doubles; the φ fold. Then one
+// partial one fetching the rows kept; all-gathered, ℓ·p doubles; φ's exact sums (576 bytes a rank). Then one
 // pass assigning every row to the ~1 + 5ℓ = 10k + 1 candidates (n·10k·p, like ten
 // Lloyd iterations) and a sum of that many counts; the weighted k-means++ costs
 // O(k·trials·|C|·p) on each rank, no data pass. Memory: D² and a label per row, and C.

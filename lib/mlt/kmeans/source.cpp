@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <utility>
@@ -21,49 +23,107 @@ void ColumnMoments::add(const arma::mat& B) {
   const uword m = B.n_rows, p = B.n_cols;
   if (m == 0) return;
   if (n_ == 0) {
-    mean_.zeros(p);
-    m2_.zeros(p);
-    col_max_.zeros(p);
-    first_ = B.row(0);
-    varies_.zeros(p);
-  } else if (p != mean_.n_elem) {
+    sum_.assign(p, ExactSum());
+    sum_sq_.assign(with_scale_ ? p : 0, ExactSum());
+    min_.set_size(p);
+    min_.fill(arma::datum::inf);
+    max_.set_size(p);
+    max_.fill(-arma::datum::inf);
+  } else if (p != sum_.size()) {
     throw Error("internal: ColumnMoments::add of rows of another width", kExitSoftware);
   }
-  // Columns are independent: one task each, each a sequential recurrence in row order.
+  // Columns are independent: one task each (the sums are exact, so any split would do).
   parallel_for(p, [&](std::size_t j) {
     const double* x = B.colptr(j);
-    double mean = mean_[j], m2 = m2_[j], top = col_max_[j];
-    bool varies = varies_[j] != 0;
-    const double first = first_[j];
+    ExactSum& sum = sum_[j];
+    double low = min_[j], high = max_[j];
     for (uword i = 0; i < m; ++i) {
-      const double count = static_cast<double>(n_ + i + 1);
-      const double delta = x[i] - mean;
-      mean += delta / count;
-      m2 += delta * (x[i] - mean);
-      top = std::max(top, std::abs(x[i]));
-      varies = varies || x[i] != first;
+      sum.add(x[i]);
+      low = std::min(low, x[i]);
+      high = std::max(high, x[i]);
     }
-    mean_[j] = mean;
-    m2_[j] = m2;
-    col_max_[j] = top;
-    varies_[j] = varies;
+    min_[j] = low;
+    max_[j] = high;
+    if (!with_scale_) return;
+    ExactSum& sum_sq = sum_sq_[j];
+    for (uword i = 0; i < m; ++i) sum_sq.add_product(x[i], x[i]);
   });
   n_ += m;
-  max_abs_ = col_max_.max();
+}
+
+void ColumnMoments::merge(const ColumnMoments& other) {
+  if (other.with_scale_ != with_scale_) throw Error("internal: ColumnMoments::merge of another kind", kExitSoftware);
+  if (other.n_ == 0) return;
+  if (n_ == 0) {
+    *this = other;
+    return;
+  }
+  if (other.p() != p()) throw Error("internal: ColumnMoments::merge of rows of another width", kExitSoftware);
+  for (std::size_t j = 0; j < p(); ++j) {
+    sum_[j].merge(other.sum_[j]);
+    if (with_scale_) sum_sq_[j].merge(other.sum_sq_[j]);
+  }
+  min_ = arma::min(min_, other.min_);
+  max_ = arma::max(max_, other.max_);
+  n_ += other.n_;
+}
+
+namespace {
+
+// Σ / n for an exact sum Σ, to nearest but for the last rounding of a double-double
+// quotient: (hi + lo) / n as q + r.
+void quotient(const ExactSum& sum, double n, double& q, double& r) {
+  double hi, lo;
+  sum.value2(hi, lo);
+  q = hi / n;
+  r = (std::fma(-q, n, hi) + lo) / n;  // fma: hi − q·n exactly
+}
+
+}  // namespace
+
+arma::rowvec ColumnMoments::mean() const {
+  arma::rowvec mean(p());
+  for (std::size_t j = 0; j < p(); ++j) {
+    double q, r;
+    quotient(sum_[j], static_cast<double>(n_), q, r);
+    mean[j] = q + r;
+  }
+  return mean;
+}
+
+double ColumnMoments::max_abs() const {
+  return n_ == 0 ? 0.0 : std::max(arma::abs(min_).max(), arma::abs(max_).max());
 }
 
 arma::rowvec ColumnMoments::scale() const {
-  arma::rowvec s = arma::sqrt(m2_ / static_cast<double>(n_));
+  if (!with_scale_) throw Error("internal: ColumnMoments::scale without the sums of squares", kExitSoftware);
+  const double n = static_cast<double>(n_);
+  arma::rowvec s(p());
+  for (std::size_t j = 0; j < p(); ++j) {
+    // Var = Σx²/n − (Σx/n)², both terms in double-double: exact but for ~2^-104 of the
+    // squared mean, which cancels against the first term only in its leading digits.
+    double mean, mean_rest, square, square_rest;
+    quotient(sum_[j], n, mean, mean_rest);
+    quotient(sum_sq_[j], n, square, square_rest);
+    if (!std::isfinite(square))
+      throw DataError("feature " + std::to_string(j + 1) +
+                      ": the sum of its squares overflows a double; rescale the data");
+    const double mean2 = mean * mean;
+    const double mean2_rest = std::fma(mean, mean, -mean2) + 2 * mean * mean_rest;
+    const double variance = (square - mean2) + (square_rest - mean2_rest);
+    s[j] = variance > 0 ? std::sqrt(variance) : 0.0;
+  }
   // Standardizer's rule (standardizer.cpp): the rounding noise of equal values is a
   // few ulps of |x|, so an sd at or below 10 ε |x|max is no spread at all.
   constexpr double tolerance = 10 * std::numeric_limits<double>::epsilon();
   for (uword j = 0; j < s.n_elem; ++j) {
-    if (s[j] > tolerance * col_max_[j] && s[j] >= std::numeric_limits<double>::min()) continue;
-    if (varies_[j]) {
+    const double largest = std::max(std::abs(min_[j]), std::abs(max_[j]));
+    if (s[j] > tolerance * largest && s[j] >= std::numeric_limits<double>::min()) continue;
+    if (min_[j] < max_[j]) {
       std::string m = "feature " + std::to_string(j + 1) + " varies only by rounding noise (sd ";
       io::append_number(m, s[j]);
       m += ", largest |x| ";
-      io::append_number(m, col_max_[j]);
+      io::append_number(m, largest);
       warn(m + "): treated as constant, centred but not scaled");
     }
     s[j] = 1.0;
@@ -71,28 +131,58 @@ arma::rowvec ColumnMoments::scale() const {
   return s;
 }
 
-std::vector<double> ColumnMoments::to_doubles() const {
-  std::vector<double> v = {static_cast<double>(p()), static_cast<double>(n_)};
-  if (n_ == 0) return v;
-  for (const arma::rowvec* r : {&mean_, &m2_, &col_max_, &first_}) v.insert(v.end(), r->begin(), r->end());
-  for (uword j = 0; j < p(); ++j) v.push_back(static_cast<double>(varies_[j]));
+namespace {
+
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <class T>
+T take(const std::string& in, std::size_t& at) {
+  T v;
+  if (at + sizeof v > in.size()) throw Error("internal: a truncated ColumnMoments state", kExitSoftware);
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
   return v;
 }
 
-ColumnMoments ColumnMoments::from_doubles(const std::vector<double>& v) {
-  ColumnMoments m;
-  if (v.size() < 2 || (v[1] > 0 && v.size() != 2 + 5 * static_cast<std::size_t>(v[0])))
-    throw Error("internal: a column moments state of " + std::to_string(v.size()) + " doubles", kExitSoftware);
-  m.n_ = static_cast<std::size_t>(v[1]);
-  if (m.n_ == 0) return m;
-  const uword p = static_cast<uword>(v[0]);
-  auto part = [&](std::size_t i) { return arma::rowvec(v.data() + 2 + i * p, p); };
-  m.mean_ = part(0);
-  m.m2_ = part(1);
-  m.col_max_ = part(2);
-  m.first_ = part(3);
-  m.varies_ = arma::conv_to<arma::uvec>::from(part(4));
-  m.max_abs_ = m.col_max_.max();
+}  // namespace
+
+std::string ColumnMoments::to_bytes() const {
+  std::string out;
+  put(out, static_cast<std::uint64_t>(with_scale_));
+  put(out, static_cast<std::uint64_t>(n_));
+  put(out, static_cast<std::uint64_t>(p()));
+  for (std::size_t j = 0; j < p(); ++j) {
+    put(out, min_[j]);
+    put(out, max_[j]);
+    const std::string sum = sum_[j].to_bytes();
+    out += sum;
+    if (with_scale_) out += sum_sq_[j].to_bytes();
+  }
+  return out;
+}
+
+ColumnMoments ColumnMoments::from_bytes(const std::string& bytes) {
+  std::size_t at = 0;
+  ColumnMoments m(take<std::uint64_t>(bytes, at) != 0);
+  m.n_ = take<std::uint64_t>(bytes, at);
+  const auto p = static_cast<std::size_t>(take<std::uint64_t>(bytes, at));
+  const std::size_t sum_bytes = ExactSum().to_bytes().size();
+  if (p > bytes.size()) throw Error("internal: a ColumnMoments state of a wrong width", kExitSoftware);
+  m.min_.set_size(p);
+  m.max_.set_size(p);
+  for (std::size_t j = 0; j < p; ++j) {
+    m.min_[j] = take<double>(bytes, at);
+    m.max_[j] = take<double>(bytes, at);
+    for (int twice = 0; twice < (m.with_scale_ ? 2 : 1); ++twice) {
+      if (at + sum_bytes > bytes.size()) throw Error("internal: a truncated ColumnMoments state", kExitSoftware);
+      (twice ? m.sum_sq_ : m.sum_).push_back(ExactSum::from_bytes(bytes.substr(at, sum_bytes)));
+      at += sum_bytes;
+    }
+  }
+  if (at != bytes.size()) throw Error("internal: a ColumnMoments state with bytes to spare", kExitSoftware);
   return m;
 }
 

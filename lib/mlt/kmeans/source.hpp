@@ -13,9 +13,8 @@
 // screen is the same BLAS call on the same operands (the D² weights of k-means++ come
 // from it), every assignment is the exact nearest centre (kmeans::assign) and every
 // partial sum adds the same values in the same order. The centring (and scaling) is
-// made the same way too: ColumnMoments runs one sequential recurrence per column in row
-// order, whatever the chunks, instead of arma::mean / Standardizer (whose summation
-// order is Armadillo's).
+// the same too: ColumnMoments sums exactly, so neither the chunks nor their order
+// matter, where arma::mean / Standardizer round in an order of their own.
 //
 // What a pass costs a streamed fit: one read of the file. Fetching rows (the seeds,
 // a candidate, a teleported centre) reads it up to the last row wanted: a seeding
@@ -28,36 +27,46 @@
 #include <string>
 #include <vector>
 
+#include "mlt/core/exact_sum.hpp"
 #include "mlt/core/row_passes.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/kmeans/assign.hpp"
 
 namespace mlt::kmeans {
 
-// Column means (and population standard deviations) by Welford's recurrence, one
-// column at a time in row order: the result depends on the rows and their order, not
-// on how they are cut into chunks.
+// Column means (and population standard deviations) from exact sums of x and x²
+// (core/exact_sum.hpp): the result depends on the rows alone, not on their order or on
+// how they are cut into chunks, threads or ranks, so a streamed fit and each rank of a
+// data-parallel one centre their rows to the same bits as the in-memory fit. The mean
+// is the exact sum divided by n (to nearest, but for the last of a double-double
+// division); the variance comes from the exact Σx² and Σx in double-double, so it
+// loses digits only to a mean some 10^8 times the spread. One pass over the data.
 class ColumnMoments {
  public:
-  // B: m x p, the next rows.
+  // with_scale: also the sums of squares that scale() needs (twice the cost of a pass
+  // that only centres).
+  explicit ColumnMoments(bool with_scale = true) : with_scale_(with_scale) {}
+  // B: m x p, more rows, finite.
   void add(const arma::mat& B);
+  // The moments of both sets of rows, exactly.
+  void merge(const ColumnMoments& other);
   std::size_t n() const { return n_; }
-  std::size_t p() const { return mean_.n_elem; }
-  const arma::rowvec& mean() const { return mean_; }
-  double max_abs() const { return max_abs_; }  // over all values
+  std::size_t p() const { return sum_.size(); }
+  arma::rowvec mean() const;
+  double max_abs() const;  // over all values (0 before any)
   // ddof 0, as Standardizer; a column constant up to rounding noise (sd at most
   // 10 ε x its largest |x|) gets 1, with a warning when it does hold different values.
+  // A DataError if a column's spread overflows a double.
   arma::rowvec scale() const;
-  // The state as doubles and back, exactly (n up to 2⁵³): to continue the recurrence
-  // on the next rank (kmeans/ranks.hpp, fold_in_rank_order). 2 + 5p doubles.
-  std::vector<double> to_doubles() const;
-  static ColumnMoments from_doubles(const std::vector<double>& v);
+  // The state as bytes and back, exactly: to merge the moments of the ranks.
+  std::string to_bytes() const;
+  static ColumnMoments from_bytes(const std::string& bytes);
 
  private:
+  bool with_scale_;
   std::size_t n_ = 0;
-  arma::rowvec mean_, m2_, col_max_, first_;
-  arma::uvec varies_;
-  double max_abs_ = 0;
+  std::vector<ExactSum> sum_, sum_sq_;  // per column
+  arma::rowvec min_, max_;
 };
 
 // The points of a fit, prepared as kmeans/assign.hpp's Points ((x − shift) / scale).
@@ -97,7 +106,7 @@ class MemorySource final : public BlockSource {
   const Points& P_;
 };
 
-// The rows re-read on every pass; n is that of the first pass (ColumnMoments), and a
+// The rows re-read on every pass; n is that of the first pass (the one that counts), and a
 // pass that finds another count stops with a DataError (the file changed).
 class StreamSource final : public BlockSource {
  public:
