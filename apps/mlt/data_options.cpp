@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
-#include <fstream>
 
 #include "cli_support.hpp"
 #include "mlt/core/error.hpp"
@@ -209,44 +208,18 @@ std::string input_description(const DataSchema& schema, const std::string& kerne
 namespace {
 // The names in the first line of the file at `path`, split on `delim` (RFC 4180 quotes;
 // a UTF-8 byte-order mark and a CR dropped).
-Names header_names(const std::string& path, char delim) {
-  std::ifstream in(path, std::ios::binary);
-  std::string line;
-  while (std::getline(in, line) && line.find_first_not_of(" \t\r") == std::string::npos) {
-  }
-  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  Names names(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      if (quoted && i + 1 < line.size() && line[i + 1] == '"') names.back() += line[++i];
-      else quoted = !quoted;
-    } else if (c == delim && !quoted) {
-      names.emplace_back();
-    } else {
-      names.back() += c;
-    }
-  }
-  return names;
-}
-
 // A precomputed kernel's row holds exactly one value per training row: the model's
 // columns are read by name, and a column of the file's header that is none of them,
 // nor the target, an --ignore'd, --keep'd or requested text column, would be silently
 // left out (a 41st kernel value against 40 training rows, a Gram matrix of another
-// training set): DataError naming it. Standard input cannot be read twice; its header
-// is not checked.
+// training set): DataError naming it.
 void refuse_extra_kernel_columns(const io::Table& t, const DataSchema& schema, const DataOptions& opt,
                                  const Names& text_columns) {
   if (schema.structured != "precomputed" || !schema.header || opt.no_header) return;
-  if (opt.path == "-") return;
   const auto in = [](const Names& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
-  const Names names = header_names(opt.path, t.delimiter);
-  for (const std::string& name : names) {
+  for (const std::string& name : t.column_names) {
     if (in(schema.features, name) || name == schema.target || in(schema.targets, name) || in(opt.ignore, name) ||
         in(opt.keep, name) || in(text_columns, name))
       continue;

@@ -114,6 +114,9 @@ with open("fewer.csv", "w", newline="") as f:
 PY
 expect_error 65 'extra.csv:1: column "k81" is not one of the model.s 80 kernel columns' "predict: an extra named column" \
   "$MLT" krr predict k.krr extra.csv
+# Standard input too: the reader's own header, not a second read of the file.
+expect_error 65 '<stdin>:1: column "k81" is not one of the model.s 80 kernel columns' \
+  "predict: an extra named column on standard input" sh -c '"$0" krr predict k.krr - < extra.csv' "$MLT"
 expect_error 65 'no column named "k80"' "predict: a missing column" "$MLT" krr predict k.krr fewer.csv
 expect_status 0 "predict: the extra column skipped with --ignore" "$MLT" krr predict k.krr extra.csv --ignore k81 -o ign.csv
 check "and the predictions are the file's without it" cmp -s ign.csv pre.csv

@@ -951,6 +951,7 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
   }
 
   plan = make_plan(header, columns, source, options.header);
+  proto.column_names = header;
   // Feature names in slot order (the model's order when features were requested).
   proto.feature_names.assign(plan.n_features, std::string());
   for (std::size_t c = 0; c < header.size(); ++c)

@@ -79,6 +79,9 @@ struct Table {
   arma::mat X;                 // n_rows x n_features, one sample per row
   Names feature_names;
   std::vector<TextColumn> text;
+  // Every column of the input in file order, whatever its role: the header's names (an
+  // empty one as "column<N>"), or "1" .. "n" without a header.
+  Names column_names;
   // Every feature column in feature order, the categorical ones (ColumnSelection::
   // categorical) included; feature_names when there are none.
   Names feature_columns;
