@@ -208,6 +208,10 @@ class MappedWindow {
   const char* data_ = nullptr;
 };
 
+// Where an input of no bytes points (a part of nothing): a valid address, for the
+// memchr and compares that look at zero bytes there.
+constexpr const char* kNoBytes = "";
+
 // category: a feature column read as text (ColumnSelection::categorical).
 enum class Role : std::uint8_t { ignore, feature, text, category };
 
@@ -745,7 +749,7 @@ const TextColumn& Table::text_column(const std::string& name) const {
 // hands out each buffer-full's rows as they are parsed.
 struct CsvChunks::Impl {
   Impl(const std::string& path, const CsvOptions& options, const ColumnSelection& columns,
-       std::size_t chunk_bytes);
+       std::size_t chunk_bytes, const FilePart* part);
   // Parses the next buffer-full into `blocks` (appended). False when the input had
   // already ended.
   bool parse_next(std::vector<Block>& blocks);
@@ -778,6 +782,7 @@ struct CsvChunks::Impl {
   // and makes X n x n_features.
   void close_gaps(arma::mat& X, std::size_t n) const;
   void hash_async(const char* p, std::size_t n) {
+    if (!hashed) return;
     hashing = std::async(std::launch::async, [this, p, n] { sha.update(p, n); });
   }
   // Lets the bytes before data + keep go (parsed), keeps the rest at the start and
@@ -814,6 +819,10 @@ struct CsvChunks::Impl {
   bool mapped = false;
   MappedWindow window;
   std::uint64_t origin = 0, file_end = 0;  // mapped: where the input starts and ends in the file
+  // A part of the file (CsvChunks' `part`): the header's bytes are mapped first, then
+  // origin and file_end move to the part's range. Not hashed.
+  std::optional<FilePart> part;
+  bool hashed = true;
   // Read mode: the buffer parsed, and two pieces of input read ahead, one being
   // drained into the buffer and one being read meanwhile (a pipe's producer need not
   // wait for the parse, nor the parse for it): [taken, piece_bytes) of
@@ -847,16 +856,32 @@ struct CsvChunks::Impl {
 };
 
 CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const ColumnSelection& columns,
-                      std::size_t chunk_bytes)
+                      std::size_t chunk_bytes, const FilePart* part_of_file)
     : src(path), options(opts), verbatim(columns.verbatim), capacity(std::max<std::size_t>(chunk_bytes, 1)) {
   const std::string& source = src.name();
   proto.source = source;
   proto.had_header = options.header;
 
   std::uint64_t size = 0;
-  mapped = src.regular(origin, size) && size > origin;
+  const bool regular = src.regular(origin, size);
+  mapped = regular && size > origin;
   file_end = size;
-  if (!mapped) {
+  if (part_of_file) {
+    if (!regular) throw IoError(source + ": not a regular file, so a part of it cannot be read");
+    part = *part_of_file;
+    hashed = false;
+    // First the header's bytes (the part's range comes once the header is read,
+    // below); without a header, the range itself.
+    if (options.header) {
+      file_end = std::min(size, part->header_end);
+    } else {
+      origin = part->range.begin;
+      file_end = std::min(size, part->range.end);
+      line_no = part->range.first_line;
+    }
+    mapped = file_end > origin;
+  }
+  if (!mapped && !part) {
     if (src.fd() == 0) {
       // A pipe's own buffer (64 KiB by default) makes its producer and the reader
       // take turns every 64 KiB; 1 MiB, the unprivileged maximum, cuts the switches
@@ -868,7 +893,12 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
     for (auto& piece : pieces) piece.reset(new char[piece_size]);
     read_ahead(0);
   }
-  refill(0);
+  if (mapped || !part) {
+    refill(0);
+  } else {  // a part of nothing: an empty file
+    data = kNoBytes;
+    at_eof = true;
+  }
 
   const auto* ub = reinterpret_cast<const unsigned char*>(data);
   if (len >= 2 && ((ub[0] == 0xFF && ub[1] == 0xFE) || (ub[0] == 0xFE && ub[1] == 0xFF)))
@@ -965,6 +995,21 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
     proto.feature_columns = proto.feature_names;
   }
   n_threads = options.threads ? options.threads : thread_count();
+  if (part && options.header) {
+    // The header is read: what follows it is the part's range, not the file's rows.
+    for (std::size_t i = start; i < len; ++i)
+      if (data[i] != '\n' && data[i] != '\r')
+        throw Error("internal: the reader's header ends before the split's", kExitSoftware);
+    window = MappedWindow();
+    origin = part->range.begin;
+    file_end = std::max(origin, std::min(size, part->range.end));
+    bytes_before = 0;
+    start = len = 0;
+    data = kNoBytes;
+    line_no = part->range.first_line;
+    at_eof = file_end == origin;
+    if (!at_eof) refill(0);
+  }
 }
 
 bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
@@ -1063,7 +1108,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
   if (at_eof) {
     if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
     if (hashing.valid()) hashing.get();
-    digest = sha.hex_digest();
+    digest = hashed ? sha.hex_digest() : std::string();
     done = true;
     return true;
   }
@@ -1277,7 +1322,7 @@ bool last_read_placed_rows() { return rows_placed; }
 }  // namespace detail
 
 Table read_csv(const std::string& path, const CsvOptions& options, const ColumnSelection& columns) {
-  CsvChunks::Impl reader(path, options, columns, kChunkBytes);
+  CsvChunks::Impl reader(path, options, columns, kChunkBytes, nullptr);
   Table table = reader.proto;
   detail::rows_placed = false;
   detail::rows_placed = reader.place_rows(table.X);
@@ -1297,8 +1342,8 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
 }
 
 CsvChunks::CsvChunks(const std::string& path, const CsvOptions& options, const ColumnSelection& columns,
-                     std::size_t chunk_bytes)
-    : impl_(std::make_unique<Impl>(path, options, columns, chunk_bytes)) {}
+                     std::size_t chunk_bytes, const FilePart* part)
+    : impl_(std::make_unique<Impl>(path, options, columns, chunk_bytes, part)) {}
 
 CsvChunks::~CsvChunks() = default;
 

@@ -3,7 +3,7 @@
 #include "mlt/io/csv_chunks.hpp"
 
 #include <fcntl.h>
-#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,9 +12,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <string_view>
 
 #include "mlt/core/error.hpp"
@@ -163,16 +164,22 @@ PartScan FileSplit::scan(std::size_t part) const {
   PartScan s;
   const std::uint64_t begin = nominal_cut(part), end = nominal_cut(part + 1);
   FileBytes f(path_);
-  std::string buf(std::size_t{1} << 20, '\0');
+  // The range mapped a window at a time, as the reader reads a file: counted where it
+  // lies in the page cache, not copied out first.
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  constexpr std::uint64_t window = std::uint64_t{16} << 20;
   for (std::uint64_t at = begin; at < end;) {
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), end - at));
-    const std::size_t got = f.read(buf.data(), want, at);
-    if (got < want) throw IoError(path_ + ": read failed: the file is shorter than it was");
-    const char* b = buf.data();
+    const std::uint64_t aligned = at / page * page;
+    const auto got = static_cast<std::size_t>(std::min(window, end - at));
+    const auto length = static_cast<std::size_t>(got + (at - aligned));
+    void* m = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), static_cast<off_t>(aligned));
+    if (m == MAP_FAILED) throw IoError(path_ + ": cannot map the file: " + std::strerror(errno));
+    const std::unique_ptr<void, std::function<void(void*)>> unmap(m, [length](void* p) { ::munmap(p, length); });
+    const char* b = static_cast<const char*>(m) + (at - aligned);
     s.quotes += static_cast<std::uint64_t>(std::count(b, b + got, '"'));
     s.line_ends += static_cast<std::uint64_t>(std::count(b, b + got, '\n'));
     // A lone CR ends a line; the CR of a CRLF does not (its LF does), and the LF may
-    // be the first byte after this piece.
+    // be the first byte after this window.
     for (const char* p = b; (p = static_cast<const char*>(std::memchr(p, '\r', b + got - p))); ++p) {
       const std::uint64_t pos = at + static_cast<std::uint64_t>(p - b);
       const bool lf_next = p + 1 < b + got ? p[1] == '\n' : pos + 1 < size_ && f.at(pos + 1) == '\n';
@@ -227,13 +234,6 @@ CsvRangeChunks::CsvRangeChunks(const std::string& path, const FileSplit& split, 
                                const CsvOptions& options, const ColumnSelection& columns, std::size_t chunk_bytes)
     : path_(path), file_size_(split.size()) {
   CsvOptions opts = options;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces;
-  std::uint64_t prefix_lines = 0;
-  if (options.header && split.header_end() > 0) {
-    pieces.emplace_back(0, split.header_end());
-    prefix_lines = split.header_lines();
-  }
-  if (range.end > range.begin) pieces.emplace_back(range.begin, range.end);
   if (!options.header && range.begin > 0) {
     if (range.end == range.begin) {  // nothing to read, and no header to check
       done_ = true;
@@ -243,128 +243,11 @@ CsvRangeChunks::CsvRangeChunks(const std::string& path, const FileSplit& split, 
     // not this part's, which might read otherwise.
     if (!opts.delimiter) opts.delimiter = CsvChunks(path, options, columns, 1).summary().delimiter;
   }
-  line_offset_ = static_cast<std::int64_t>(range.first_line) - 1 - static_cast<std::int64_t>(prefix_lines);
-  prefix_lines_ = prefix_lines;
-
-  auto input = std::make_shared<FileBytes>(path);
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
-  write_fd_ = fds[1];
-  ::fcntl(write_fd_, F_SETPIPE_SZ, 1 << 20);  // as for standard input (csv.cpp): fewer turns; refused, no matter
-  fed_name_ = "/proc/self/fd/" + std::to_string(fds[0]);
-  feeder_ = std::thread([this, input, pieces] {
-    // A reader that stops early (an error) closes the pipe: the write fails with
-    // EPIPE, and the SIGPIPE it raises stays pending on this thread, which ends.
-    sigset_t pipe_signal;
-    sigemptyset(&pipe_signal);
-    sigaddset(&pipe_signal, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
-    std::string buf;  // only if the kernel cannot splice this file
-    bool open = true;
-    for (const auto& [begin, end] : pieces) {
-      for (std::uint64_t at = begin; open && at < end;) {
-        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(std::uint64_t{1} << 20, end - at));
-        // The file's pages go into the pipe by reference (splice), not copied twice
-        // through a buffer of ours (pread, then write); the reader's read(2) is then
-        // the only copy.
-        if (buf.empty()) {
-          auto offset = static_cast<loff_t>(at);
-          const ssize_t n = ::splice(input->fd(), &offset, write_fd_, nullptr, want, SPLICE_F_MOVE | SPLICE_F_MORE);
-          if (n > 0) {
-            at += static_cast<std::uint64_t>(n);
-            continue;
-          }
-          if (n < 0 && errno == EINTR) continue;
-          if (n < 0 && errno == EPIPE) {  // the reader has gone
-            open = false;
-            break;
-          }
-          if (n == 0) {
-            feed_error_ = path_ + ": read failed: the file is shorter than it was";
-            open = false;
-            break;
-          }
-          if (errno != EINVAL && errno != ENOSYS) {
-            feed_error_ = path_ + ": read failed: " + std::strerror(errno);
-            open = false;
-            break;
-          }
-          buf.assign(std::size_t{1} << 20, '\0');  // no splice from this file system: copy
-        }
-        std::size_t got = 0;
-        try {
-          got = input->read(buf.data(), want, at);
-        } catch (const Error& e) {
-          feed_error_ = e.what();
-        }
-        if (got == 0) {
-          if (feed_error_.empty()) feed_error_ = path_ + ": read failed: the file is shorter than it was";
-          open = false;
-          break;
-        }
-        for (std::size_t off = 0; off < got;) {
-          const ssize_t w = ::write(write_fd_, buf.data() + off, got - off);
-          if (w < 0 && errno == EINTR) continue;
-          if (w < 0) {
-            open = false;  // the reader has gone
-            break;
-          }
-          off += static_cast<std::size_t>(w);
-        }
-        at += got;
-      }
-      if (!open) break;
-    }
-    ::close(write_fd_);
-  });
-  // The reader opens the pipe by name; warnings about the header name the file.
-  const LogFunction outer = log_function();
-  if (outer)
-    set_log_function([outer, this](const std::string& m) {
-      const std::size_t at = m.find(fed_name_);
-      outer(at == std::string::npos ? m : m.substr(0, at) + path_ + m.substr(at + fed_name_.size()));
-    });
-  std::exception_ptr failure;
-  try {
-    reader_ = std::make_unique<CsvChunks>(fed_name_, opts, columns, chunk_bytes);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  set_log_function(outer);
-  ::close(fds[0]);  // the reader has its own descriptor of the pipe, or failed
-  if (failure) {
-    finish_feed();
-    rethrow_located(failure);
-  }
+  const FilePart part{split.header_end(), range};
+  reader_ = std::make_unique<CsvChunks>(path, opts, columns, chunk_bytes, &part);
 }
 
-CsvRangeChunks::~CsvRangeChunks() {
-  reader_.reset();  // closes the pipe: a feeder still writing stops
-  if (feeder_.joinable()) feeder_.join();
-}
-
-void CsvRangeChunks::finish_feed() {
-  reader_.reset();
-  if (feeder_.joinable()) feeder_.join();
-}
-
-void CsvRangeChunks::rethrow_located(const std::exception_ptr& e) const {
-  try {
-    std::rethrow_exception(e);
-  } catch (const Error& err) {
-    const std::string m = err.what();
-    if (fed_name_.empty() || !m.starts_with(fed_name_)) throw;
-    std::string rest = m.substr(fed_name_.size());
-    std::size_t digits = 1;
-    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
-    if (rest.starts_with(':') && digits > 1) {
-      std::uint64_t line = std::stoull(rest.substr(1, digits - 1));
-      if (line > prefix_lines_) line = static_cast<std::uint64_t>(static_cast<std::int64_t>(line) + line_offset_);
-      rest = ":" + std::to_string(line) + rest.substr(digits);
-    }
-    throw Error(path_ + rest, err.exit_status());
-  }
-}
+CsvRangeChunks::~CsvRangeChunks() = default;
 
 bool CsvRangeChunks::next(Table& chunk) {
   if (done_) return false;
@@ -372,22 +255,16 @@ bool CsvRangeChunks::next(Table& chunk) {
   try {
     more = reader_->next(chunk);
   } catch (const DataError& e) {
-    if (!(reader_->rows() == 0 && std::string_view(e.what()).starts_with(fed_name_ + std::string(kNoDataRows))))
-      rethrow_located(std::current_exception());
-  } catch (...) {
-    rethrow_located(std::current_exception());
+    if (!(reader_->rows() == 0 && std::string_view(e.what()).starts_with(path_ + std::string(kNoDataRows)))) throw;
   }
   if (!more) {
     done_ = true;
     dropped_ = reader_->dropped_rows();
     rows_ = reader_->rows();
     summary_ = reader_->summary();
-    finish_feed();
-    if (!feed_error_.empty()) throw IoError(feed_error_);
+    reader_.reset();
     return false;
   }
-  chunk.source = path_;
-  for (auto& l : chunk.lines) l = static_cast<std::uint64_t>(static_cast<std::int64_t>(l) + line_offset_);
   return true;
 }
 

@@ -19,7 +19,7 @@
 // bound is then O(max(chunk_bytes, 2 x the longest record)).
 //
 // MPI ranks (issue #16, part 1): a rank's part is a byte range [begin, end) of the
-// file (FileSplit below), read by CsvRangeChunks: the same reader, fed the file's
+// file (FileSplit below), read by CsvRangeChunks: the same reader, reading the file's
 // header record and then the range, so the header, the column selection, the --na
 // policy and every message are today's, and messages name the line in the whole file.
 #pragma once
@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mlt/io/csv.hpp"
@@ -39,13 +38,29 @@ namespace mlt::io {
 // work run at full speed, small enough to be a rounding error next to a fit's state.
 inline constexpr std::size_t kDefaultChunkBytes = std::size_t{16} << 20;
 
+struct ByteRange {
+  std::uint64_t begin = 0, end = 0;  // [begin, end) of the file; empty when begin == end
+  std::uint64_t first_line = 1;      // physical line of the byte at `begin`
+};
+
+// A part of a regular file for CsvChunks to read instead of the whole (an MPI rank's,
+// FileSplit::range): the header record, bytes [0, header_end) (when the options say
+// there is one), then the records of `range`. Both are read from the file mapped in
+// memory, as a whole file is, and every line number is the whole file's.
+struct FilePart {
+  std::uint64_t header_end = 0;
+  ByteRange range;
+};
+
 class CsvChunks {
  public:
   // Opens `path` ("-": standard input, read once) and reads its header. Throws what
   // read_csv throws for an unopenable file, a bad header or a bad column reference.
   // chunk_bytes >= 1: the input buffer (a test may make it tiny to force many chunks).
+  // part: only that part of the file (a regular file: IoError otherwise); its input
+  // is not hashed (sha256() is then empty: the hash of a file needs all its bytes).
   CsvChunks(const std::string& path, const CsvOptions& options, const ColumnSelection& columns,
-            std::size_t chunk_bytes = kDefaultChunkBytes);
+            std::size_t chunk_bytes = kDefaultChunkBytes, const FilePart* part = nullptr);
   ~CsvChunks();
   CsvChunks(const CsvChunks&) = delete;
   CsvChunks& operator=(const CsvChunks&) = delete;
@@ -97,10 +112,6 @@ struct PartScan {
   std::uint64_t line_ends = 0;  // physical line ends in it (a CRLF counts once)
 };
 
-struct ByteRange {
-  std::uint64_t begin = 0, end = 0;  // [begin, end) of the file; empty when begin == end
-  std::uint64_t first_line = 1;      // physical line of the byte at `begin`
-};
 
 class FileSplit {
  public:
@@ -126,12 +137,11 @@ class FileSplit {
 };
 
 // One part of a file (FileSplit::range) read in chunks as CsvChunks reads the whole:
-// the reader is fed the header record (bytes [0, header_end)) followed by the range,
-// through a pipe from a thread, so it runs unchanged; rows' lines and messages are
-// moved to the line numbers of the whole file and name `path`. A part may hold no
-// rows (a small file, many parts): next() then returns false at once, without the
-// reader's "no data rows" (whether the whole file has any is for the caller to say,
-// after hearing from every part).
+// the same reader, given the part (FilePart), reads the header record and then the
+// range, mapped from the file; rows' lines and messages are the whole file's and name
+// `path`. A part may hold no rows (a small file, many parts): next() then returns
+// false at once, without the reader's "no data rows" (whether the whole file has any
+// is for the caller to say, after hearing from every part).
 class CsvRangeChunks {
  public:
   CsvRangeChunks(const std::string& path, const FileSplit& split, const ByteRange& range,
@@ -151,20 +161,12 @@ class CsvRangeChunks {
   Table summary() const;
 
  private:
-  [[noreturn]] void rethrow_located(const std::exception_ptr& e) const;
-  void finish_feed();
   std::string path_;
-  std::string fed_name_;          // what the reader calls its input (the pipe)
-  std::int64_t line_offset_ = 0;  // line in the file - line in the fed stream
-  std::uint64_t prefix_lines_ = 0;  // lines of the fed header (not moved)
   std::uint64_t rows_ = 0, dropped_ = 0;  // once the reader is gone
-  Table summary_;                  // the reader's, kept when it goes
+  Table summary_;                          // once the reader is gone
   std::uint64_t file_size_ = 0;
-  int write_fd_ = -1;
-  std::thread feeder_;
-  std::string feed_error_;        // set by the feeder (a failed read of the file)
-  std::unique_ptr<CsvChunks> reader_;
   bool done_ = false;
+  std::unique_ptr<CsvChunks> reader_;
 };
 
 // The mean bytes per cell of the first `sample` bytes of the file at `path` (a cell's
