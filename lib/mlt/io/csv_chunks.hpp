@@ -112,7 +112,6 @@ struct PartScan {
   std::uint64_t line_ends = 0;  // physical line ends in it (a CRLF counts once)
 };
 
-
 class FileSplit {
  public:
   // Reads the header record's extent (with `header`). Throws InputError for a file
