@@ -4,17 +4,17 @@
 //   no copy into a buffer of ours); a pipe or a terminal with read(2), the next
 //   buffer read (and hashed) on another thread while this one is parsed. Never line
 //   by line; parsed in the same pass that converts numbers. Short decimals (nearly
-//   every cell of a real file) are converted in place by csv_number.hpp, exactly;
-//   longer ones by fast_float between the bounds the scan found; any other number
-//   goes to std::from_chars (correctly rounded and locale-independent, unlike
-//   strtod's locale and fast-cpp-csv-parser's own float parser), and anything odd
-//   to the careful path, which owns every message. A chunk without any quote
+//   every cell of a real file, `%.6g` to `%.15g`) are converted in place by
+//   csv_number.hpp, exactly; longer ones by fast_float between the bounds the scan
+//   found; any other number goes to std::from_chars (correctly rounded and
+//   locale-independent, unlike strtod's locale and fast-cpp-csv-parser's own float
+//   parser), and anything odd to the careful path, which owns every message. A chunk without any quote
 //   character is split at line ends and parsed by several threads; quoted input is
 //   parsed sequentially, since a quote changes where records end.
 // * The common cell is converted with its end already known: a vector scan finds
-//   delimiters and line ends 64 bytes at a time (csv_scan.hpp) and a one-word
-//   converter (csv_number.hpp) must reach exactly that end, so successive cells do
-//   not wait on each other.
+//   delimiters and line ends 64 bytes at a time (csv_scan.hpp) and a converter of
+//   up to 16 digits in one vector (csv_number.hpp) must take exactly the bytes up to
+//   that end, so successive cells do not wait on each other.
 // * read_csv on a regular file without quotes (every record one line) first counts
 //   the line feeds (the mapped file, vector compares, both cores: a few percent of
 //   the read), sizes the matrix, and each range writes its rows straight into it at
@@ -328,8 +328,8 @@ class RangeParser {
           // The common cell: its end from the structural scan, and a number that
           // reaches exactly there (csv_scan.hpp says why the end comes first).
           const char* t = separators.next(p);
-          // (At most 9 bytes: "-", 7 digits and a point; a longer cell is not tried.)
-          if (t - p <= 9 && e - p >= 16 && detail::parse_decimal_word(p, v) == t) {
+          // (Up to 16 digits and a point; 17 bytes readable from the start.)
+          if ((t < e || at_eof) && e - p >= 17 && detail::parse_delimited_decimal(p, t, v)) {
             row[plan_.slot[col] * cap] = v;
             p = t;
             goto field_done;
@@ -1231,6 +1231,30 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
   }
 }
 
+namespace {
+// Makes the pages of [p, p + bytes) resident and writable in a few calls, one part
+// per thread, before the parse writes them. Left to themselves, the parse's first
+// write to each 4 KiB page of the matrix traps into the kernel (100,000 traps for
+// a 400 MB matrix, each a few microseconds in a virtual machine); the kernel still
+// clears every page either way. Best effort: a kernel before 5.14 refuses the
+// advice, and then the pages fault in as they are written, as before.
+void populate(double* p, std::size_t bytes, unsigned n_threads) {
+  const std::uintptr_t page = 4096;
+  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+  if (e <= b) return;
+  const unsigned parts = std::max(1u, n_threads);
+  parallel_for(
+      parts,
+      [&](std::size_t t) {
+        const std::uintptr_t from = b + ((e - b) / page * t / parts) * page;
+        const std::uintptr_t to = b + ((e - b) / page * (t + 1) / parts) * page;
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+      },
+      n_threads);
+}
+}  // namespace
+
 bool CsvChunks::Impl::place_rows(arma::mat& X) {
   std::uint64_t origin = 0, size = 0;
   if (plan.n_features == 0 || !src.regular(origin, size)) return false;
@@ -1274,6 +1298,7 @@ bool CsvChunks::Impl::place_rows(arma::mat& X) {
   placed_rows = lines;
   X.set_size(placed_rows, plan.n_features);
   placed = X.memptr();
+  populate(placed, placed_rows * plan.n_features * sizeof(double), n_threads);
   return true;
 }
 

@@ -75,6 +75,8 @@ CellStatus expected(const std::string& s, double& value) {
 std::size_t word_hits = 0;
 // And those parse_delimited_number took.
 std::size_t delimited_hits = 0;
+// And those the 16-digit vector converter (parse_delimited_decimal) took.
+std::size_t vector_hits = 0;
 
 // Checks one plain decimal through parse_cell and through the fast converters alone.
 // Returns false on a mismatch (and reports it), so a loop can stop at the first.
@@ -107,6 +109,11 @@ bool agrees(const std::string& s) {
   const bool delimited_taken =
       mlt::io::detail::parse_delimited_number(padded.data(), padded.data() + s.size(), delimited);
   if (delimited_taken) ++delimited_hits;
+  // The vector converter, given the same bounds with 16 bytes or more behind the sign.
+  double vector = 0;
+  const bool vector_taken =
+      mlt::io::detail::parse_delimited_decimal(long_padded.data(), long_padded.data() + s.size(), vector);
+  if (vector_taken) ++vector_hits;
   const bool ok = result == status && (status != CellStatus::number || bits(got) == bits(want)) &&
                   (!end || (end == s.data() + s.size() && status == CellStatus::number && bits(fast) == bits(want))) &&
                   (!end == !padded_end) &&
@@ -115,7 +122,8 @@ bool agrees(const std::string& s) {
                                  bits(word) == bits(want))) &&
                   (!long_end == !padded_end) &&
                   (!long_end || (long_end == long_padded.data() + s.size() && bits(fast_long) == bits(fast_padded))) &&
-                  (!delimited_taken || (status == CellStatus::number && bits(delimited) == bits(want)));
+                  (!delimited_taken || (status == CellStatus::number && bits(delimited) == bits(want))) &&
+                  (!vector_taken || (status == CellStatus::number && bits(vector) == bits(want)));
   if (!ok) {
     CAPTURE(s);
     CAPTURE(static_cast<int>(status));
@@ -205,7 +213,12 @@ TEST_CASE("hard decimals convert as strtod does") {
         // The one-word converter's edges: 7 digits (taken), 8 (left to the loop),
         // the point first, last or absent, zeros only.
         "1234567", "-1234567", "12345678", "9999999", "0.000001", "1234.567", "-.1234567", ".0000000",
-        "0000000", "-0.00000", "1234567.", "123456.7", "0.1234567", "0.12345678", "7.", "-9"}) {
+        "0000000", "-0.00000", "1234567.", "123456.7", "0.1234567", "0.12345678", "7.", "-9",
+        // The vector converter's: 15 and 16 digits, 2^53 and one past, the point at
+        // each end, 16 digits with a sign and a point (18 bytes).
+        "123456789012345", "1234567890123456", "9007199254740992", "9007199254740993", "-9007199254740992",
+        "9999999999999999", "-.0000000000000001", "0.000000000000001", "123456789012345.6",
+        "-1234567.890123456", "1234567890123456.", ".1234567890123456", "0000000000000000", "-0000000000000000"}) {
     CHECK(agrees(s));
   }
   // Not plain decimals: refused as before (the README's conventions).
@@ -236,6 +249,16 @@ TEST_CASE("hard decimals convert as strtod does") {
     const char* word_end = mlt::io::detail::parse_decimal_word(padded.data(), v);
     CHECK((word_end == nullptr || word_end != padded.data() + s.size()));
     CHECK_FALSE(mlt::io::detail::parse_delimited_number(padded.data(), padded.data() + s.size(), v));
+    CHECK_FALSE(mlt::io::detail::parse_delimited_decimal(padded.data(), padded.data() + s.size(), v));
+  }
+  // Plain decimals the vector converter must leave to the others: an exponent, more
+  // than 16 digits, a significand past 2^53, two points, a blank.
+  for (const char* cell : {"1e5", "1.5E-3", "12345678901234567", "0.12345678901234567", "9007199254740993",
+                           "1.2.3", " 1", "1 ", "-", "--1", ".", "-."}) {
+    CAPTURE(cell);
+    const std::string padded = std::string(cell) + ",0123456789abcdef";
+    double v = 0;
+    CHECK_FALSE(mlt::io::detail::parse_delimited_decimal(padded.data(), padded.data() + std::strlen(cell), v));
   }
 }
 
@@ -246,6 +269,7 @@ TEST_CASE("millions of random decimals convert as strtod does") {
   std::size_t fast = 0;
   word_hits = 0;
   delimited_hits = 0;
+  vector_hits = 0;
 #ifdef __SANITIZE_ADDRESS__
   const int n = 250000;
 #else
@@ -272,6 +296,44 @@ TEST_CASE("millions of random decimals convert as strtod does") {
   // fast_float takes nearly every finite nonzero cell: most of the 2n.
   CHECK(delimited_hits > std::size_t{n});
   CHECK(fast < std::size_t{2 * n} - std::size_t{n} / 4);
+#if defined(__SSE4_1__)
+  // The vector converter takes the cells of up to 16 digits without an exponent.
+  CHECK(vector_hits > std::size_t{n} / 4);
+#endif
+}
+
+TEST_CASE("cells of 1 to 17 digits, the point at every place, convert as strtod does") {
+  // The vector converter's shuffle depends on the digit count and the point's place
+  // alone: every pair of them, each with random digits, signs and leading zeros.
+  std::mt19937_64 rng(20261125);
+  vector_hits = 0;
+#ifdef __SANITIZE_ADDRESS__
+  const int repeats = 100;
+#else
+  const int repeats = 1000;
+#endif
+  for (int n_digits = 1; n_digits <= 17; ++n_digits)
+    for (int point = 0; point <= n_digits + 1; ++point)  // n_digits + 1: no point
+      for (int r = 0; r < repeats; ++r) {
+        std::string digits = random_digits(rng, n_digits);
+        if (rng() % 4 == 0) digits[0] = '0';
+        std::string s = rng() % 2 ? "-" : "";
+        s += point <= n_digits ? digits.substr(0, static_cast<std::size_t>(point)) + "." +
+                                     digits.substr(static_cast<std::size_t>(point))
+                               : digits;
+        const std::size_t hits_before = vector_hits;
+        if (!agrees(s)) return;
+#if defined(__SSE4_1__)
+        // Taken exactly when it fits in 16 bytes after the sign (16 digits, or 15 and
+        // a point) and its digits make at most 2^53.
+        const bool fits = s.size() - (s[0] == '-') <= 16 && std::stoull(digits) <= (std::uint64_t{1} << 53);
+        if ((vector_hits > hits_before) != fits) {
+          CAPTURE(s);
+          CHECK((vector_hits > hits_before) == fits);
+          return;
+        }
+#endif
+      }
 }
 
 TEST_CASE("halfway decimals, the hardest to round, convert as strtod does") {
