@@ -195,6 +195,9 @@ Pca& Pca::fit(const arma::mat& X) {
   arma::vec s;  // singular values, decreasing, length max_k
   arma::mat V;  // p x max_k
   const double denom = n > 1 ? static_cast<double>(n - 1) : 1.0;
+  // Total variance, Σⱼ var(xⱼ) (over scale² when standardized): the sum over all
+  // components, also those beyond min(n, p), which are zero.
+  double total = 0;
   const bool use_svd = params_.solver == PcaSolver::svd ||
                        (params_.solver == PcaSolver::automatic && (static_cast<double>(n) * p <= kSvdMaxCells || n < 4 * p));
   if (use_svd) {
@@ -208,18 +211,21 @@ Pca& Pca::fit(const arma::mat& X) {
     s = sv;
     V = V.cols(0, max_k - 1);
     s = s.head(max_k);
+    // From the columns themselves.
+    if (params_.standardize) {
+      const arma::rowvec var = arma::var(X, 0, 0);
+      for (arma::uword j = 0; j < p; ++j) total += var[j] / (scaler_.scale()[j] * scaler_.scale()[j]);
+    } else if (n > 1) {
+      total = arma::accu(arma::var(X, 0, 0));
+    }
   } else {
     const arma::rowvec& sc = scaler_.scale();
-    scatter_axes(centred_scatter(X, mean, params_.standardize ? &sc : nullptr), max_k, s, V);
-  }
-  // Total variance from the columns themselves: the sum over all components, also
-  // those beyond min(n, p), which are zero.
-  double total = 0;
-  if (params_.standardize) {
-    const arma::rowvec var = arma::var(X, 0, 0);
-    for (arma::uword j = 0; j < p; ++j) total += var[j] / (scaler_.scale()[j] * scaler_.scale()[j]);
-  } else if (n > 1) {
-    total = arma::accu(arma::var(X, 0, 0));
+    const arma::mat scatter = centred_scatter(X, mean, params_.standardize ? &sc : nullptr);
+    scatter_axes(scatter, max_k, s, V);
+    // From the scatter's diagonal, as fit_stream has it: var(xⱼ) = Sⱼⱼ / (n − 1),
+    // the same sums of squared deviations as arma::var's, without another two
+    // passes over the data.
+    if (n > 1) total = arma::accu(scatter.diag()) / denom;
   }
   keep_components(s, V, denom, total);
   return *this;

@@ -12,9 +12,18 @@ void check_fit_input(const arma::mat& X, std::size_t min_rows) {
   if (X.n_rows < min_rows)
     throw DataError(std::to_string(X.n_rows) + (X.n_rows == 1 ? " sample" : " samples") +
                     ", need at least " + std::to_string(min_rows));
+  // One pass over the values, at memory speed, for the common case where all is
+  // well: !(|x| <= 1e150) also holds for NaN. Only then the two questions apart, for
+  // the message. (is_finite() and abs(X).max() were two passes and a tenth of a
+  // 1e6 x 50 PCA fit.)
+  constexpr double kLargest = 1e150;
+  const double* v = X.memptr();
+  std::size_t too_large = 0;
+  for (arma::uword i = 0; i < X.n_elem; ++i) too_large += !(std::fabs(v[i]) <= kLargest);
+  if (too_large == 0) return;
   if (!X.is_finite()) throw DataError("non-finite value in the data");
   const double largest = arma::abs(X).max();
-  if (largest > 1e150) {
+  if (largest > kLargest) {
     std::ostringstream s;
     s << "values up to " << largest << " would overflow when squared; rescale the data";
     throw DataError(s.str());
