@@ -268,7 +268,10 @@ struct InputChanged {};
 class RangeParser {
  public:
   RangeParser(const Plan& plan, char delimiter, MissingPolicy missing, bool header_given, bool verbatim)
-      : plan_(plan), delim_(delimiter), missing_(missing), header_given_(header_given), verbatim_(verbatim) {}
+      : plan_(plan), delim_(delimiter), missing_(missing), header_given_(header_given), verbatim_(verbatim) {
+    while (leading_features_ < plan_.role.size() && plan_.role[leading_features_] == Role::feature)
+      ++leading_features_;
+  }
 
   // Parses the records in [b, e). Unless at_eof, a trailing record that may continue
   // past e is left alone: the return value is where parsing stopped.
@@ -317,7 +320,28 @@ class RangeParser {
       bool row_missing = false;
       std::size_t col = 0;
       bool incomplete = false;
-      for (;;) {
+      // The record's leading feature columns, while each is a short decimal the
+      // vector converter takes and ends where the record says it should (the
+      // delimiter, or the line feed after the last column): no role, quote or
+      // end-of-input question per cell. The first cell it does not take, if any,
+      // goes to the loop below, which starts from that cell as from any other.
+      bool whole = false;
+      for (; col < leading_features_; ++col) {
+        const char* t = separators.next(p);
+        double v;
+        if (e - p < 17 || t >= e || !detail::parse_delimited_decimal(p, t, v)) break;
+        const bool last = col + 1 == ncols;
+        if (*t != (last ? '\n' : delim_)) break;
+        row[plan_.slot[col] * cap] = v;
+        if (last) {
+          p = t;
+          whole = true;
+          ++col;
+          break;
+        }
+        p = t + 1;
+      }
+      while (!whole) {
         const Role role = col < ncols ? plan_.role[col] : Role::ignore;
         // Fast paths: an unquoted number followed by a delimiter or line end. First
         // the short decimals of nearly every real file, then longer ones up to the
@@ -540,6 +564,7 @@ class RangeParser {
   MissingPolicy missing_;
   bool header_given_;
   bool verbatim_;
+  std::size_t leading_features_ = 0;  // columns before the first that is not a feature
   std::uint64_t line_offset_ = 0;
   std::uint64_t stream_offset_ = 0;
   std::string scratch_;

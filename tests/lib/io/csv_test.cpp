@@ -4,6 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
 #include "../test_util.hpp"
 #include "mlt/io/number_format.hpp"
 
@@ -205,6 +210,73 @@ TEST_CASE("large input parsed in parallel agrees with the sequential parse") {
   broken.replace(broken.find(needle) + 1, 5, "9000x");
   CHECK(data_error(broken, parallel) == "F:90002:1: expected a number in column \"a\", found \"9000x\"");
   CHECK(data_error(broken, sequential) == "F:90002:1: expected a number in column \"a\", found \"9000x\"");
+}
+
+TEST_CASE("a record's leading numbers are taken in one run, and any other cell where it stands") {
+  // The parse loop takes a record's leading feature columns in one run while each
+  // cell is a short decimal ending where it should, and hands the first other cell
+  // (a missing value, a long or odd number, a text column, a record cut short or
+  // too long) to the general loop. Values are checked against strtod of the text
+  // written, on one thread and two, and messages name the cell's line and column.
+  const int rows = 30000;
+  std::string csv = "a,b,label,c\n";
+  std::vector<std::array<std::string, 3>> cells;
+  for (int i = 0; i < rows; ++i) {
+    std::array<std::string, 3> r;
+    char buf[40];
+    for (int j = 0; j < 3; ++j) {
+      std::snprintf(buf, sizeof buf, "%.7g", i * 0.125 + j - 1000);  // every line its own
+      r[static_cast<std::size_t>(j)] = buf;
+    }
+    if (i % 7 == 1) r[0] = "1.2345678901234567e-3";  // more than 16 digits: fast_float
+    if (i % 11 == 2) r[1] = "12345678901234567";     // past 2^53: fast_float
+    if (i % 13 == 3) r[2] = "-.5";
+    if (i % 17 == 4) r[1] = "7e2";                   // an exponent: not the vector converter's
+    cells.push_back(r);
+    csv += r[0] + "," + r[1] + "," + (i % 2 ? "x" : "y") + "," + r[2] + (i % 5 == 0 ? "\r\n" : "\n");
+  }
+  ColumnSelection columns;
+  columns.text = {"label"};
+  for (unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    CsvOptions options;
+    options.threads = threads;
+    const auto t = read(csv, options, columns);
+    REQUIRE(t.X.n_rows == static_cast<arma::uword>(rows));
+    REQUIRE(t.X.n_cols == 3);
+    bool same = true;
+    for (int i = 0; i < rows && same; ++i)
+      for (int j = 0; j < 3; ++j)
+        same = same && t.X(static_cast<arma::uword>(i), static_cast<arma::uword>(j)) ==
+                           std::strtod(cells[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)].c_str(), nullptr);
+    CHECK(same);
+    CHECK(t.text_column("label").values[1] == "x");
+
+    // Line 20003 is data row 20001 (0-based), all short decimals (none of the special
+    // cells above), so that the run reaches each break; label "x" (odd row).
+    auto broken = [&](const std::string& from, const std::string& to) {
+      std::string b = csv;
+      const std::size_t at = b.find(from);
+      REQUIRE(at != std::string::npos);
+      b.replace(at, from.size(), to);
+      return data_error(b, options, columns);
+    };
+    const auto& r = cells[20001];
+    const std::string line = "\n" + r[0] + "," + r[1] + ",x," + r[2] + "\n";
+    CHECK(broken(line, "\n" + r[0] + ",oops,x," + r[2] + "\n") ==
+          "F:20003:2: expected a number in column \"b\", found \"oops\"");
+    CHECK(broken(line, "\n" + r[0] + "," + r[1] + "\n") == "F:20003: 2 fields, expected 4");
+    CHECK(broken(line, "\n" + r[0] + "," + r[1] + ",x," + r[2] + ",9\n") == "F:20003: 5 fields, expected 4");
+    CHECK(broken(line, "\n" + r[0] + ",,x," + r[2] + "\n").rfind("F:20003:2: missing value \"\" in column \"b\"", 0) ==
+          0);
+    CsvOptions drop = options;
+    drop.missing = mlt::io::MissingPolicy::drop;
+    std::string b = csv;
+    b.replace(b.find(line), line.size(), "\n" + r[0] + ",NA,x," + r[2] + "\n");
+    const auto d = read(b, drop, columns);
+    CHECK(d.X.n_rows == static_cast<arma::uword>(rows - 1));
+    CHECK(d.X(20001, 0) == std::strtod(cells[20002][0].c_str(), nullptr));
+  }
 }
 
 TEST_CASE("sha256 of the input bytes") {
