@@ -28,13 +28,14 @@ check "a newer knn sweep redoes only the knn refit, score and summary" test "$(g
 run make -s -C "$EXP" MLT="$MLT" OUT="$WORK/exp" SEED=2 --dry-run
 check "SEED=2 would re-split and rerun both sweeps" \
   test "$(grep -c ' split ' <<<"$out"),$(grep -c 'logreg cv' <<<"$out"),$(grep -c 'knn cv' <<<"$out")" = "1,1,1"
-make -s -C "$EXP" MLT="$MLT" OUT="$WORK/exp" >/dev/null 2>&1  # back to the defaults (SEED=1 restamped)
+run make -s -C "$EXP" MLT="$MLT" OUT="$WORK/exp"  # back to the defaults (SEED=1 restamped)
+check "back to the defaults: runs (exit $rc, stderr: $err)" test "$rc" -eq 0
 logreg_before=$(stat -c %Y.%s exp/sweep-logreg.csv; sha256sum < exp/sweep-logreg.csv)
 sleep 1  # so that a rewritten file would show a newer mtime
-run make -s -C "$EXP" MLT="$MLT" OUT="$WORK/exp" KNN_K=1:9:2
+run make -C "$EXP" MLT="$MLT" OUT="$WORK/exp" KNN_K=1:9:2
 check "KNN_K=1:9:2 runs (stderr: $err)" test "$rc" -eq 0
 check "KNN_K=1:9:2: the knn sweep has the new grid" test "$(tail -n +2 exp/sweep-knn.csv | wc -l)" = 5
-check "KNN_K=1:9:2: the logreg sweep is untouched" \
+check "KNN_K=1:9:2: the logreg sweep is untouched (make ran: $(grep -cE 'logreg cv' <<<"$out") logreg cv)" \
   test "$(stat -c %Y.%s exp/sweep-logreg.csv; sha256sum < exp/sweep-logreg.csv)" = "$logreg_before"
 run make -C "$EXP" MLT="$MLT" OUT="$WORK/exp" KNN_K=1:9:2
 check "the same settings again: nothing to do" grep -q "Nothing to be done\|is up to date" <<<"$out"
