@@ -8,9 +8,10 @@
 //   csv_number.hpp, exactly; longer ones by fast_float between the bounds the scan
 //   found; any other number goes to std::from_chars (correctly rounded and
 //   locale-independent, unlike strtod's locale and fast-cpp-csv-parser's own float
-//   parser), and anything odd to the careful path, which owns every message. A chunk without any quote
-//   character is split at line ends and parsed by several threads; quoted input is
-//   parsed sequentially, since a quote changes where records end.
+//   parser), and anything odd to the careful path, which owns every message. A
+//   chunk without any quote character is split at line ends and parsed by several
+//   threads; quoted input is parsed sequentially, since a quote changes where
+//   records end.
 // * The common cell is converted with its end already known: a vector scan finds
 //   delimiters and line ends 64 bytes at a time (csv_scan.hpp) and a converter of
 //   up to 16 digits in one vector (csv_number.hpp) must take exactly the bytes up to
@@ -1274,7 +1275,9 @@ void populate(double* p, std::size_t bytes, unsigned n_threads) {
       [&](std::size_t t) {
         const std::uintptr_t from = b + ((e - b) / page * t / parts) * page;
         const std::uintptr_t to = b + ((e - b) / page * (t + 1) / parts) * page;
+#ifdef MADV_POPULATE_WRITE
         if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+#endif
       },
       n_threads);
 }

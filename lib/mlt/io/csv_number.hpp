@@ -11,13 +11,15 @@
 // left to the general converter, which decides as before. Cells written with %.6g
 // to %.15g fall in the fast case, so it carries nearly all real data.
 //
-// A cell whose end the structural scan already knows and that the one-word
-// converter leaves (more than 7 digits, an exponent: `%.10g`, `%.17g`) goes to
-// fast_float (parse_delimited_number below): Clinger's fast path, then the
-// Eisel-Lemire algorithm, then a big-integer comparison when that cannot decide,
-// so correctly rounded for every input (Lemire, "Number parsing at a gigabyte per
-// second", Software: Practice and Experience 51(8), 2021). It is the code libstdc++
-// 12's std::from_chars runs for decimals, without that wrapper's per-call checks.
+// In the parse loop, where the structural scan already knows each cell's end, the
+// common cell goes to a vector converter of up to 16 digits without an exponent
+// (parse_delimited_decimal below, the same fast path); one it leaves (more digits,
+// an exponent: `%.17g`, `%e`) goes to fast_float (parse_delimited_number below):
+// Clinger's fast path, then the Eisel-Lemire algorithm, then a big-integer
+// comparison when that cannot decide, so correctly rounded for every input
+// (Lemire, "Number parsing at a gigabyte per second", Software: Practice and
+// Experience 51(8), 2021). It is the code libstdc++ 12's std::from_chars runs for
+// decimals, without that wrapper's per-call checks.
 #pragma once
 
 #include <fast_float/fast_float.h>
