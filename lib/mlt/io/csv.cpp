@@ -1115,7 +1115,8 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
     parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - data));
     Block block;
-    if (placed) target_rows(block, b, e, next_row, detail::count_line_feeds(b, e));
+    const std::uint64_t line_feeds = placed ? detail::count_line_feeds(b, e) : 0;
+    if (placed) target_rows(block, b, e, next_row, line_feeds);
     try {
       stop = parser.parse(b, e, at_eof, block);
     } catch (const RangeError& err) {
@@ -1127,7 +1128,8 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     line_no += block.line_count;
     if (placed) {
       segments.emplace_back(block.first_row, block.rows);
-      next_row += detail::count_line_feeds(b, stop);
+      // Those of [b, stop): the unfinished record after stop, if any, is short.
+      next_row += line_feeds - detail::count_line_feeds(stop, e);
     }
     blocks.push_back(std::move(block));
   }
