@@ -69,6 +69,12 @@ constexpr std::size_t kMaxColumns = std::size_t{1} << 20;
 constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
 constexpr unsigned kRangesPerThread = 4;
 
+// The granule of mmap's offsets and of madvise's ranges.
+std::uint64_t page_bytes() {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  return page;
+}
+
 bool is_missing_token(std::string_view s) {
   static constexpr std::array<std::string_view, 11> tokens = {
       "", "NA", "N/A", "na", "n/a", "NaN", "nan", "NAN", "null", "NULL", "None"};
@@ -183,7 +189,7 @@ class MappedWindow {
  public:
   MappedWindow() = default;
   MappedWindow(const Source& src, std::uint64_t offset, std::size_t length) {
-    static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t page = page_bytes();
     const std::uint64_t aligned = offset / page * page;  // mmap's offset must be
     size_ = length + static_cast<std::size_t>(offset - aligned);
     void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, src.fd(), static_cast<off_t>(aligned));
@@ -1262,12 +1268,12 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
 namespace {
 // Makes the pages of [p, p + bytes) resident and writable in a few calls, one part
 // per thread, before the parse writes them. Left to themselves, the parse's first
-// write to each 4 KiB page of the matrix traps into the kernel (100,000 traps for
+// write to each page of the matrix (4 KiB on x86-64) traps into the kernel (100,000 traps for
 // a 400 MB matrix, each a few microseconds in a virtual machine); the kernel still
 // clears every page either way. Best effort: a kernel before 5.14 refuses the
 // advice, and then the pages fault in as they are written, as before.
 void populate(double* p, std::size_t bytes, unsigned n_threads) {
-  const std::uintptr_t page = 4096;
+  const std::uintptr_t page = page_bytes();
   const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
   const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
   if (e <= b) return;
