@@ -135,6 +135,16 @@ bool agrees(const std::string& s) {
   return ok;
 }
 
+// A loop's count: fewer under AddressSanitizer, which makes each conversion several
+// times slower.
+constexpr int sized(int optimized, [[maybe_unused]] int sanitized) {
+#ifdef __SANITIZE_ADDRESS__
+  return sanitized;
+#else
+  return optimized;
+#endif
+}
+
 std::string random_digits(std::mt19937_64& rng, int n) {
   std::string s;
   for (int i = 0; i < n; ++i) s += static_cast<char>('0' + rng() % 10);
@@ -270,11 +280,7 @@ TEST_CASE("millions of random decimals convert as strtod does") {
   word_hits = 0;
   delimited_hits = 0;
   vector_hits = 0;
-#ifdef __SANITIZE_ADDRESS__
-  const int n = 250000;
-#else
-  const int n = 1000000;
-#endif
+  const int n = sized(1000000, 250000);
   for (int i = 0; i < n; ++i) {
     const std::string s = random_decimal(rng);
     if (!plain_decimal(s)) FAIL("the generator made " << s);
@@ -307,11 +313,7 @@ TEST_CASE("cells of 1 to 17 digits, the point at every place, convert as strtod 
   // alone: every pair of them, each with random digits, signs and leading zeros.
   std::mt19937_64 rng(20261125);
   vector_hits = 0;
-#ifdef __SANITIZE_ADDRESS__
-  const int repeats = 100;
-#else
-  const int repeats = 1000;
-#endif
+  const int repeats = sized(1000, 100);
   for (int n_digits = 1; n_digits <= 17; ++n_digits)
     for (int point = 0; point <= n_digits + 1; ++point)  // n_digits + 1: no point
       for (int r = 0; r < repeats; ++r) {
@@ -345,11 +347,7 @@ TEST_CASE("halfway decimals, the hardest to round, convert as strtod does") {
   // and printed exactly by glibc's printf with enough digits.
   std::mt19937_64 rng(1124);
   delimited_hits = 0;
-#ifdef __SANITIZE_ADDRESS__
-  const int n = 20000;
-#else
-  const int n = 100000;
-#endif
+  const int n = sized(100000, 20000);
   int cases = 0;
   for (int i = 0; i < n; ++i) {
     double d;
