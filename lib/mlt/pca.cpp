@@ -61,6 +61,7 @@
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/rowwise.hpp"
+#include "mlt/core/scatter.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/spd.hpp"
 #include "mlt/top_eigen.hpp"
@@ -69,22 +70,6 @@ namespace mlt {
 namespace {
 
 constexpr double kSvdMaxCells = 4e6;  // above this, tall data goes through the scatter matrix
-
-// X̄ᵀX̄ accumulated over blocks of rows, each centred on the fly.
-arma::mat centred_scatter(const arma::mat& X, const arma::rowvec& mean, const arma::rowvec* scale) {
-  const arma::uword p = X.n_cols;
-  const arma::uword block = 8192;
-  arma::mat scatter(p, p, arma::fill::zeros);
-  arma::mat B;
-  for (arma::uword r = 0; r < X.n_rows; r += block) {
-    const arma::uword last = std::min(X.n_rows, r + block) - 1;
-    B = X.rows(r, last);
-    B.each_row() -= mean;
-    if (scale) B.each_row() /= *scale;
-    scatter += B.t() * B;  // Armadillo maps this to syrk/gemm
-  }
-  return arma::symmatu(scatter);
-}
 
 // The top max_k axes of a p x p scatter matrix: its eigenvectors V (p x max_k) and
 // s = sqrt(eigenvalues), decreasing.
@@ -220,7 +205,7 @@ Pca& Pca::fit(const arma::mat& X) {
     }
   } else {
     const arma::rowvec& sc = scaler_.scale();
-    const arma::mat scatter = centred_scatter(X, mean, params_.standardize ? &sc : nullptr);
+    const arma::mat scatter = centred_products(X, mean, params_.standardize ? &sc : nullptr).zz;
     scatter_axes(scatter, max_k, s, V);
     // From the scatter's diagonal, as fit_stream has it: var(xⱼ) = Sⱼⱼ / (n − 1),
     // the same sums of squared deviations as arma::var's, without another two

@@ -21,6 +21,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/rowwise.hpp"
+#include "mlt/core/scatter.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/metrics.hpp"
@@ -33,11 +34,10 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 // Below this reciprocal condition estimate, a Cholesky solution may have lost more
 // than ~6 digits: the automatic solver redoes it through the SVD.
 constexpr double kTrustRcond = 1e-10;
-constexpr arma::uword kBlockRows = 8192;
 
 // What the solvers work on: X mapped to the model's space (standardized if so) and
-// centred by `shift`, Y centred by `y_shift`, given as row blocks so the primal
-// solver never holds a second n x p copy of the data.
+// centred by `shift`, Y centred by `y_shift`, given as their cross products so the
+// primal solver never holds a second n x p copy of the data.
 struct Problem {
   const arma::mat& X;
   const arma::mat& Y;
@@ -56,6 +56,13 @@ struct Problem {
     return B;
   }
   arma::mat x_all() const { return x_rows(0, X.n_rows - 1); }
+  // The cross products of x_all() and y_all() with themselves and each other, without either copy.
+  CentredProducts products() const {
+    if (!scaler) return centred_products(X, shift, nullptr, &Y, &y_shift);
+    // x_rows standardizes and then subtracts the shift, which is zero whenever standardizing.
+    if (arma::any(shift != 0)) throw Error("internal: ridge standardizes with a shift", kExitSoftware);
+    return centred_products(X, scaler->mean(), &scaler->scale(), &Y, &y_shift);
+  }
   arma::mat y_all() const { return y_rows(0, Y.n_rows - 1); }
 };
 
@@ -276,14 +283,9 @@ Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
   Solution sol;
   bool need_svd = want == RidgeSolver::svd;
   if (want == RidgeSolver::primal) {
-    // X̄ᵀX̄ and X̄ᵀȲ accumulated over row blocks (syrk / gemm per block).
-    arma::mat G(p, p, arma::fill::zeros), R(p, t, arma::fill::zeros);
-    for (arma::uword r = 0; r < n; r += kBlockRows) {
-      const arma::uword last = std::min(n, r + kBlockRows) - 1;
-      const arma::mat B = pr.x_rows(r, last);
-      G += B.t() * B;
-      R += B.t() * pr.y_rows(r, last);
-    }
+    // X̄ᵀX̄ and X̄ᵀȲ in one pass over row blocks (syrk / gemm per block).
+    CentredProducts products = pr.products();
+    arma::mat G = std::move(products.zz), R = std::move(products.zw);
     double rc = 0;
     if (cholesky_solve(G, lambda, R, rc) && rc >= (automatic ? kTrustRcond : p * kEps)) {
       sol.W = std::move(R);

@@ -1,8 +1,11 @@
 #include "mlt/core/scatter.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/parallel.hpp"
 
 namespace mlt {
 
@@ -89,6 +92,77 @@ ScatterAccumulator merge_ranks(const ScatterAccumulator& local, const Communicat
   }
   comm.broadcast(merged, 0);
   return ScatterAccumulator::from_doubles(doubles_of(merged));
+}
+
+namespace {
+using blas_size = blasint;  // OpenBLAS's CBLAS integer
+// A block of centred rows is kept near 256 KiB, so it is still in the core's L2
+// cache when the syrk reads it; at least 64 rows, so a syrk call is not mostly overhead.
+constexpr double kBlockBytes = 256.0 * 1024;
+constexpr std::size_t kMaxParts = 8;                      // several per thread: a slow core is not waited for
+constexpr double kPartsBytes = 64.0 * 1024 * 1024;        // the parts' sums together
+}  // namespace
+
+CentredProducts centred_products(const arma::mat& X, const arma::rowvec& shift, const arma::rowvec* scale,
+                                 const arma::mat* Y, const arma::rowvec* y_shift) {
+  const arma::uword n = X.n_rows, p = X.n_cols, t = Y ? Y->n_cols : 0;
+  if (shift.n_elem != p || (scale && scale->n_elem != p) || (Y && (Y->n_rows != n || !y_shift || y_shift->n_elem != t)))
+    throw Error("internal: centred_products with shifts or rows of another shape", kExitSoftware);
+  const auto rows_per_block = static_cast<arma::uword>(
+      std::max(64.0, kBlockBytes / (8.0 * static_cast<double>(std::max<arma::uword>(1, p + t)))));
+  const arma::uword n_blocks = (n + rows_per_block - 1) / rows_per_block;
+  const double part_bytes = 8.0 * static_cast<double>(p) * static_cast<double>(p + t);
+  const std::size_t n_parts = std::clamp<std::size_t>(
+      static_cast<std::size_t>(kPartsBytes / std::max(part_bytes, 1.0)), 1, std::min<std::size_t>(kMaxParts, std::max<arma::uword>(n_blocks, 1)));
+  std::vector<CentredProducts> parts(n_parts);
+  const auto run_part = [&](std::size_t k) {
+    CentredProducts& out = parts[k];
+    out.zz.zeros(p, p);
+    if (t) out.zw.zeros(p, t);
+    arma::mat Z, W;
+    for (arma::uword b = n_blocks * k / n_parts; b < n_blocks * (k + 1) / n_parts; ++b) {
+      const arma::uword r0 = b * rows_per_block, m = std::min(n, r0 + rows_per_block) - r0;
+      Z.set_size(m, p);
+      for (arma::uword j = 0; j < p; ++j) {
+        const double* x = X.colptr(j) + r0;
+        double* z = Z.colptr(j);
+        const double c = shift[j];
+        if (scale) {
+          const double s = (*scale)[j];
+          for (arma::uword i = 0; i < m; ++i) z[i] = (x[i] - c) / s;
+        } else {
+          for (arma::uword i = 0; i < m; ++i) z[i] = x[i] - c;
+        }
+      }
+      cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, static_cast<blas_size>(p), static_cast<blas_size>(m), 1.0,
+                  Z.memptr(), static_cast<blas_size>(m), 1.0, out.zz.memptr(), static_cast<blas_size>(p));
+      if (!t) continue;
+      W.set_size(m, t);
+      for (arma::uword j = 0; j < t; ++j) {
+        const double* y = Y->colptr(j) + r0;
+        double* w = W.colptr(j);
+        const double c = (*y_shift)[j];
+        for (arma::uword i = 0; i < m; ++i) w[i] = y[i] - c;
+      }
+      cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<blas_size>(p), static_cast<blas_size>(t),
+                  static_cast<blas_size>(m), 1.0, Z.memptr(), static_cast<blas_size>(m), W.memptr(),
+                  static_cast<blas_size>(m), 1.0, out.zw.memptr(), static_cast<blas_size>(p));
+    }
+  };
+  // One part: on this thread, BLAS threaded within each call (wide data, where the
+  // syrk's p x p output gives its threads enough to share).
+  if (n_parts == 1) {
+    run_part(0);
+  } else {
+    parallel_for(n_parts, run_part);
+  }
+  CentredProducts sum = std::move(parts[0]);
+  for (std::size_t k = 1; k < n_parts; ++k) {
+    sum.zz += parts[k].zz;
+    if (t) sum.zw += parts[k].zw;
+  }
+  sum.zz = arma::symmatu(sum.zz);
+  return sum;
 }
 
 }  // namespace mlt
