@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -813,16 +814,29 @@ struct CsvChunks::Impl {
   // After place_rows and the parse: moves the n rows kept down over the gaps, in place,
   // and makes X n x n_features.
   void close_gaps(arma::mat& X, std::size_t n) const;
-  void hash_async(const char* p, std::size_t n) {
-    if (!hashed) return;
-    hashing = std::async(std::launch::async, [this, p, n] { sha.update(p, n); });
+  // An error in the parse need not wait for the hash of the rest of the file.
+  ~Impl() { stop_hashing = true; }
+  // A mapped file's checksum, on a thread of its own from the first byte to the
+  // last, through windows of its own: it never waits for the parse nor the parse for
+  // it until the end, and the scheduler shares the two cores among it and the
+  // parse's threads (a hash per parse window, waited for before the next, left a
+  // core idle at each window's end).
+  void hash_file() {
+    hashing = std::async(std::launch::async, [this] {
+      constexpr std::uint64_t kHashWindow = std::uint64_t{4} << 20;
+      for (std::uint64_t at = origin; at < file_end && !stop_hashing; at += kHashWindow) {
+        const std::size_t n = static_cast<std::size_t>(std::min(kHashWindow, file_end - at));
+        const MappedWindow piece(src, at, n);
+        sha.update(piece.data(), n);
+      }
+    });
   }
   // Lets the bytes before data + keep go (parsed), keeps the rest at the start and
   // brings the next ones in behind them, up to `capacity` bytes in all (doubled
   // first when what is kept fills it: a record longer than the buffer, or a header).
   // A file's window and a pipe's buffer thus hold the same bytes, and CsvChunks
-  // returns the same chunks either way. The new bytes are hashed on another thread
-  // while they are parsed (a pipe's, as they are read ahead).
+  // returns the same chunks either way. (A pipe's bytes are hashed as they are read
+  // ahead, a file's by hash_file.)
   void refill(std::size_t keep);
   // Read mode: copies the next n bytes of the input to `to` from the pieces read
   // ahead, waiting for the one in flight when they run out and starting the next
@@ -879,10 +893,11 @@ struct CsvChunks::Impl {
   std::uint64_t placed_rows = 0;
   std::uint64_t next_row = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // first row, rows
-  // The checksum of each piece is computed on another thread while it is parsed,
-  // and in read mode the next piece read ahead (declared after the buffers and the
-  // window: their destructors wait, before those go away). An error in the parse
-  // thus waits for the read ahead: one piece more, or the end of the input.
+  // The checksum of a mapped file (hash_file), and in read mode the next piece read
+  // ahead and hashed (declared after the buffers: their destructors wait, before
+  // those go away). An error in the parse thus waits for the read ahead (one piece
+  // more, or the end of the input) and for the hash's current window.
+  std::atomic<bool> stop_hashing{false};
   std::future<void> hashing;
   std::future<std::size_t> ahead;
 };
@@ -925,6 +940,7 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
     for (auto& piece : pieces) piece.reset(new char[piece_size]);
     read_ahead(0);
   }
+  if (mapped && hashed) hash_file();
   if (mapped || !part) {
     refill(0);
   } else {  // a part of nothing: an empty file
@@ -1155,7 +1171,6 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
 }
 
 void CsvChunks::Impl::refill(std::size_t keep) {
-  if (hashing.valid()) hashing.get();  // the hash may still be reading the bytes that go
   const std::size_t carry = len - keep;
   bytes_before += keep;
   std::size_t got = 0;
@@ -1168,7 +1183,6 @@ void CsvChunks::Impl::refill(std::size_t keep) {
     data = window.data();
     got = n - carry;
     at_eof = at + n == file_end;
-    hash_async(data + carry, got);
   } else {
     if (carry == capacity) {  // a record longer than the buffer
       std::unique_ptr<char[]> bigger(new char[capacity * 2]);
