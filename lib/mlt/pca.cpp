@@ -173,7 +173,7 @@ Pca& Pca::fit(const arma::mat& X) {
 
   scaler_ = Standardizer();
   if (params_.standardize) scaler_.fit(X);
-  const arma::rowvec mean = arma::mean(X, 0);
+  const arma::rowvec mean = column_means(X);
   // In the standardized space the mean is zero by construction.
   mean_ = params_.standardize ? arma::rowvec(p, arma::fill::zeros) : mean;
 

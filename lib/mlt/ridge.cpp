@@ -272,7 +272,7 @@ Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
   Problem pr{X, Y, params_.standardize ? &scaler_ : nullptr, arma::rowvec(p, arma::fill::zeros),
              arma::rowvec(t, arma::fill::zeros)};
   if (intercept) {
-    if (!params_.standardize) pr.shift = arma::mean(X, 0);
+    if (!params_.standardize) pr.shift = column_means(X);
     pr.y_shift = arma::mean(Y, 0);
   }
 

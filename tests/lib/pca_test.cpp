@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,15 @@ TEST_CASE("degenerate data gives finite results") {
     arma::mat X(5, 2, arma::fill::randn);
     X(2, 1) = 1e200;
     mlt::Pca pca;
+    CHECK(mlt::test::error_message([&] { pca.fit(X); }, mlt::kExitDataError).find("would overflow") !=
+          std::string::npos);
+  }
+  SUBCASE("past a million values (the check then runs by column on the threads): one bad value in the last column") {
+    arma::mat X(200001, 5, arma::fill::randn);
+    mlt::Pca pca;
+    X(200000, 4) = std::nan("");
+    CHECK(mlt::test::error_message([&] { pca.fit(X); }, mlt::kExitDataError) == "non-finite value in the data");
+    X(200000, 4) = -1e151;
     CHECK(mlt::test::error_message([&] { pca.fit(X); }, mlt::kExitDataError).find("would overflow") !=
           std::string::npos);
   }

@@ -101,7 +101,16 @@ using blas_size = blasint;  // OpenBLAS's CBLAS integer
 constexpr double kBlockBytes = 256.0 * 1024;
 constexpr std::size_t kMaxParts = 8;                      // several per thread: a slow core is not waited for
 constexpr double kPartsBytes = 64.0 * 1024 * 1024;        // the parts' sums together
+constexpr arma::uword kParallelValues = 1000000;
 }  // namespace
+
+arma::rowvec column_means(const arma::mat& X) {
+  // Below a million values, starting the threads costs more than it saves.
+  if (X.n_elem < kParallelValues) return arma::mean(X, 0);
+  arma::rowvec means(X.n_cols);
+  parallel_for(X.n_cols, [&](std::size_t j) { means[j] = arma::mean(X.unsafe_col(j)); });
+  return means;
+}
 
 CentredProducts centred_products(const arma::mat& X, const arma::rowvec& shift, const arma::rowvec* scale,
                                  const arma::mat* Y, const arma::rowvec* y_shift) {

@@ -77,6 +77,10 @@ class ScatterAccumulator {
   arma::uvec varies_;
 };
 
+// arma::mean(X, 0), bit for bit (each column's mean is computed as Armadillo does),
+// with the columns shared among the threads when X is large.
+arma::rowvec column_means(const arma::mat& X);
+
 // The centred cross products of rows held in memory, which pca's and ridge's
 // in-memory fits solve with:
 //     ZᵀZ (p x p, symmetric) and ZᵀW (p x t),

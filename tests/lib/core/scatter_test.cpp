@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -120,4 +121,16 @@ TEST_CASE("centred_products: the same bits for any thread count, within the roun
     CHECK(std::fabs(runs[0].zw(j, 0) - zw(j, 0)) <= 2 * n * eps * d[j] * wn);
   }
   CHECK(runs[0].zz.is_symmetric());
+}
+
+TEST_CASE("column_means: arma::mean(X, 0) bit for bit, threads or not") {
+  arma::arma_rng::set_seed(5);
+  for (const arma::uword n : {7u, 25000u, 100003u}) {  // 100,003 x 12: past the million values, in parallel
+    arma::mat X = arma::randn(n, 12) * 3.0 + 1e6;
+    X.col(3) *= 1e300;  // sums overflow: Armadillo's running mean takes over, and must here too
+    X.col(5).fill(0.1);
+    const arma::rowvec want = arma::mean(X, 0), got = mlt::column_means(X);
+    REQUIRE(got.n_elem == want.n_elem);
+    for (arma::uword j = 0; j < want.n_elem; ++j) CHECK(std::bit_cast<std::uint64_t>(got[j]) == std::bit_cast<std::uint64_t>(want[j]));
+  }
 }
