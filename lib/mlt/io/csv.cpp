@@ -69,6 +69,10 @@ constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;
 constexpr std::size_t kMaxColumns = std::size_t{1} << 20;
 constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
 constexpr unsigned kRangesPerThread = 4;
+// place_rows keeps the line feeds before every kGrain bytes of the data, so that the
+// parse finds the row of a line by counting at most that many bytes (kChunkBytes is a
+// multiple of it).
+constexpr std::uint64_t kGrain = std::uint64_t{1} << 20;
 
 // The granule of mmap's offsets and of madvise's ranges.
 std::uint64_t page_bytes() {
@@ -804,12 +808,27 @@ struct CsvChunks::Impl {
     block.first_row = row;
     block.capacity = bound;
   }
+  // Under place_rows: the row of the line that starts at q (the line feeds between
+  // the first data line and q), q in [data + start, data + len]: from the table of
+  // place_rows and a count of at most kGrain bytes, or from next_row, the row at
+  // data + start, when no multiple of kGrain lies between.
+  std::uint64_t row_at(const char* q) const {
+    const char* b = data + start;
+    const std::uint64_t at = origin + bytes_before + static_cast<std::uint64_t>(q - data);
+    const std::uint64_t g = (at - data_from) / kGrain;
+    const std::uint64_t grain = data_from + g * kGrain;
+    if (g >= feeds_before.size() || grain < origin + bytes_before + static_cast<std::uint64_t>(b - data))
+      return next_row + detail::count_line_feeds(b, q);
+    return feeds_before[g] + detail::count_line_feeds(data + (grain - origin - bytes_before), q);
+  }
   // For read_csv on a regular file: counts the line feeds after the header (a pass of
   // pread, vector compares, both cores) and, when every record is then one line (no
   // quote, no carriage return but in CRLF), sizes X for that many rows, so that the
   // parse writes each row where it belongs: no blocks, no copy, each page of the
   // matrix touched once. Line i after the header is row i; blank lines and dropped
-  // rows leave gaps, closed in place at the end. False (X untouched) otherwise.
+  // rows leave gaps, closed in place at the end. The count of each kGrain bytes is
+  // kept (feeds_before), so the parse need not count the lines again (row_at).
+  // False (X untouched) otherwise.
   bool place_rows(arma::mat& X);
   // After place_rows and the parse: moves the n rows kept down over the gaps, in place,
   // and makes X n x n_features.
@@ -892,6 +911,11 @@ struct CsvChunks::Impl {
   double* placed = nullptr;
   std::uint64_t placed_rows = 0;
   std::uint64_t next_row = 0;
+  // Under place_rows: the file offset of the first data line, and the line feeds
+  // from there to each multiple of kGrain bytes after it (feeds_before[g] for
+  // [data_from, data_from + g kGrain)).
+  std::uint64_t data_from = 0;
+  std::vector<std::uint64_t> feeds_before;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // first row, rows
   // The checksum of a mapped file (hash_file), and in read mode the next piece read
   // ahead and hashed (declared after the buffers: their destructors wait, before
@@ -1086,6 +1110,11 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     std::vector<const char*> cuts{b};
     for (unsigned t = 1; t < n_parts; ++t) {
       const char* guess = b + (limit - b) * t / n_parts;
+      if (placed) {  // moved on to a multiple of kGrain: row_at then counts one line
+        const std::uint64_t at = origin + bytes_before + static_cast<std::uint64_t>(guess - data);
+        const std::uint64_t up = data_from + (at - data_from + kGrain - 1) / kGrain * kGrain;
+        guess = up - at < static_cast<std::uint64_t>(limit - guess) ? guess + (up - at) : limit;
+      }
       const char* nl = static_cast<const char*>(std::memchr(guess, '\n', static_cast<std::size_t>(limit - guess)));
       cuts.push_back(nl ? nl + 1 : limit);
     }
@@ -1095,14 +1124,18 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     std::vector<std::optional<RangeError>> errors(n_ranges);
     std::uint64_t lines_here = 0;
     if (placed) {
-      std::vector<std::uint64_t> lf(n_ranges);
-      parallel_for(
-          n_ranges, [&](std::size_t r) { lf[r] = detail::count_line_feeds(cuts[r], cuts[r + 1]); },
-          n_threads);
+      // The ranges' rows from the line feeds place_rows counted: the file's bytes are
+      // counted once, but for a line after each cut and the bytes after the last
+      // multiple of kGrain in the window. (A file changed since is caught where a
+      // range holds more lines than that: target_rows and the parse.)
+      std::uint64_t row = next_row;
       for (std::size_t r = 0; r < n_ranges; ++r) {
-        target_rows(part[r], cuts[r], cuts[r + 1], next_row + lines_here, lf[r]);
-        lines_here += lf[r];
+        const std::uint64_t next = row_at(cuts[r + 1]);
+        if (next < row) raise_changed();
+        target_rows(part[r], cuts[r], cuts[r + 1], row, next - row);
+        row = next;
       }
+      lines_here = row - next_row;
     }
     auto work = [&](std::size_t r) {
       RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
@@ -1137,8 +1170,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
     parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - data));
     Block block;
-    const std::uint64_t line_feeds = placed ? detail::count_line_feeds(b, e) : 0;
-    if (placed) target_rows(block, b, e, next_row, line_feeds);
+    if (placed) target_rows(block, b, e, next_row, row_at(e) - next_row);
     try {
       stop = parser.parse(b, e, at_eof, block);
     } catch (const RangeError& err) {
@@ -1151,7 +1183,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     if (placed) {
       segments.emplace_back(block.first_row, block.rows);
       // Those of [b, stop): the unfinished record after stop, if any, is short.
-      next_row += line_feeds - detail::count_line_feeds(stop, e);
+      next_row = row_at(stop);
     }
     blocks.push_back(std::move(block));
   }
@@ -1311,17 +1343,25 @@ bool CsvChunks::Impl::place_rows(arma::mat& X) {
   const std::uint64_t from = origin + bytes_before + start;  // the first data line
   // Small inputs are in the first buffer already: blocks cost nothing there.
   if (size < from || size - from < kParallelMinBytes) return false;
-  // The count, in one part per thread, each read through windows of the mapped file.
+  // The count, in one part per thread (whole grains of kGrain bytes each), each read
+  // through windows of the mapped file; the line feeds of each grain kept apart.
   const unsigned parts = std::max(1u, n_threads);
+  const std::uint64_t grains = (size - from + kGrain - 1) / kGrain;
+  std::vector<std::uint64_t> feeds(grains);
   std::vector<detail::LineCounts> counts(parts);
   parallel_for(
       parts,
       [&](std::size_t t) {
-        const std::uint64_t b = from + (size - from) * t / parts, e = from + (size - from) * (t + 1) / parts;
+        const std::uint64_t b = from + grains * t / parts * kGrain;
+        const std::uint64_t e = std::min(size, from + grains * (t + 1) / parts * kGrain);
         for (std::uint64_t at = b; at < e;) {
           const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kChunkBytes, e - at));
           const MappedWindow piece(src, at, n);
-          detail::count_lines(piece.data(), n, counts[t]);
+          for (std::size_t i = 0; i < n; i += kGrain) {
+            const std::uint64_t before = counts[t].lf;
+            detail::count_lines(piece.data() + i, std::min<std::size_t>(kGrain, n - i), counts[t]);
+            feeds[(at + i - from) / kGrain] = counts[t].lf - before;
+          }
           at += n;
         }
       },
@@ -1346,6 +1386,9 @@ bool CsvChunks::Impl::place_rows(arma::mat& X) {
                                                                         : (size - from) / (ncols - 1 + plan.n_features) + 1;
   if (lines > by_bytes) return false;
   placed_rows = lines;
+  data_from = from;
+  feeds_before.assign(grains + 1, 0);
+  for (std::uint64_t g = 0; g < grains; ++g) feeds_before[g + 1] = feeds_before[g] + feeds[g];
   X.set_size(placed_rows, plan.n_features);
   placed = X.memptr();
   populate(placed, placed_rows * plan.n_features * sizeof(double), n_threads);
