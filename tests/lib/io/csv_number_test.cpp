@@ -338,6 +338,65 @@ TEST_CASE("cells of 1 to 17 digits, the point at every place, convert as strtod 
       }
 }
 
+#ifdef MLT_FOUR_DECIMALS
+TEST_CASE("four cells in one vector: taken exactly when each is taken alone, with the same bits") {
+  // Cells of every kind the vector converter meets: random decimals, printed
+  // doubles, and 1 to 17 digits with the point anywhere (some too long, some with an
+  // exponent), four to a record; the four-cell converter must take the four exactly
+  // when parse_delimited_decimal takes each of them, and give its bits.
+  std::mt19937_64 rng(20261125);
+  const auto cell = [&rng]() -> std::string {
+    switch (rng() % 3) {
+      case 0: return random_decimal(rng);
+      case 1: return random_printed(rng);
+      default: {
+        const int n_digits = 1 + static_cast<int>(rng() % 17);
+        const std::string digits = random_digits(rng, n_digits);
+        const std::size_t point = rng() % static_cast<std::size_t>(n_digits + 2);
+        return (rng() % 2 ? "-" : "") +
+               (point <= digits.size() ? digits.substr(0, point) + "." + digits.substr(point) : digits);
+      }
+    }
+  };
+  const int n = sized(500000, 100000);
+  std::size_t taken = 0, refused = 0;
+  for (int r = 0; r < n; ++r) {
+    std::string record;
+    std::size_t at[5];
+    for (int i = 0; i < 4; ++i) {
+      at[i] = record.size();
+      record += cell() + ",";
+    }
+    at[4] = record.size();
+    record += "0123456789abcdef";  // bytes behind the last cell, as in a file
+    const char* begin[4];
+    const char* end[4];
+    bool each = true;
+    double one[4];
+    for (int i = 0; i < 4; ++i) {
+      begin[i] = record.data() + at[i];
+      end[i] = record.data() + at[i + 1] - 1;
+      each = mlt::io::detail::parse_delimited_decimal(begin[i], end[i], one[i]) && each;
+    }
+    double four[4];
+    const bool all = mlt::io::detail::parse_four_delimited_decimals(begin, end, four);
+    bool same = all == each;
+    for (int i = 0; same && all && i < 4; ++i) same = bits(four[i]) == bits(one[i]);
+    if (!same) {
+      CAPTURE(record);
+      CAPTURE(all);
+      CAPTURE(each);
+      CHECK(same);
+      break;
+    }
+    ++(all ? taken : refused);
+  }
+  // Both outcomes often, or the comparison proves little.
+  CHECK(taken > std::size_t{n} / 20);
+  CHECK(refused > std::size_t{n} / 20);
+}
+#endif
+
 TEST_CASE("halfway decimals, the hardest to round, convert as strtod does") {
   // The exact midpoint m between a double d and the next one up rounds to the even
   // of the two; m cut short rounds down and m with a 1 far behind it rounds up: the
