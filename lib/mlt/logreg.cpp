@@ -33,19 +33,96 @@
 // LogRegParams::tol in logreg.hpp).
 #include "mlt/logreg.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/logreg/streamed.hpp"
 #include "mlt/core/log.hpp"
+#include "mlt/core/parallel.hpp"
 #include "mlt/core/validate.hpp"
 
 namespace mlt {
 namespace {
+
+using blas_size = blasint;  // OpenBLAS's CBLAS integer
+
+// Rows of Z per block of a pass over it: about 256 KiB of Z, so a block read for one
+// product is still in the core's L2 cache for the next. From d alone: the blocks, and
+// so every sum's order, never depend on the thread count.
+arma::uword block_rows(arma::uword d) {
+  return static_cast<arma::uword>(std::max(64.0, 256.0 * 1024 / (8.0 * static_cast<double>(std::max<arma::uword>(d, 1)))));
+}
+
+// out (rows x m, leading dimension ldo) = Z_b V, Z_b the rows x d matrix at z with
+// leading dimension ld.
+void rows_times(const double* z, arma::uword ld, arma::uword rows, arma::uword d, const arma::mat& V, double* out,
+                arma::uword ldo) {
+  const auto r = static_cast<blas_size>(rows), c = static_cast<blas_size>(d), l = static_cast<blas_size>(ld);
+  if (V.n_cols == 1) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, r, c, 1.0, z, l, V.memptr(), 1, 0.0, out, 1);
+  } else {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, static_cast<blas_size>(V.n_cols), c, 1.0, z, l,
+                V.memptr(), c, 0.0, out, static_cast<blas_size>(ldo));
+  }
+}
+
+// task(t) for t < n_tasks: on the threads when Z (of `values` values) repays starting
+// them, else here. The same tasks either way, each with single-threaded BLAS, so the
+// same bits: small fits (a cross-validation's many) do not pay for threads.
+template <typename Task>
+void over_tasks(std::size_t n_tasks, const Task& task, arma::uword values) {
+  if (values >= (arma::uword{1} << 17)) {
+    parallel_for(n_tasks, task);
+  } else {
+    const BlasSingleThreaded blas;
+    for (std::size_t t = 0; t < n_tasks; ++t) task(t);
+  }
+}
+
+// out (d x m) += Z_bᵀ R, Z_b as in rows_times.
+void add_rows_transposed_times(const double* z, arma::uword ld, arma::uword rows, arma::uword d, const arma::mat& R,
+                               arma::mat& out) {
+  const auto r = static_cast<blas_size>(rows), c = static_cast<blas_size>(d), l = static_cast<blas_size>(ld);
+  if (R.n_cols == 1) {
+    cblas_dgemv(CblasColMajor, CblasTrans, r, c, 1.0, z, l, R.memptr(), 1, 1.0, out.memptr(), 1);
+  } else {
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, c, static_cast<blas_size>(R.n_cols), r, 1.0, z, l,
+                R.memptr(), r, 1.0, out.memptr(), c);
+  }
+}
+
+// Over one column z of Z (n values): Σ_i a_i z_i (when a is given) and Σ_i b_i z_i²,
+// each in one fixed order with eight running sums, so the additions do not wait on
+// each other and vectorize: the gradient's ZᵀG and the Hessian's diagonal in one read
+// of the column.
+void column_sums(const double* z, const double* a, const double* b, arma::uword n, double* za, double& zzb) {
+  double sa[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  arma::uword i = 0;
+  if (a) {
+    for (; i + 8 <= n; i += 8)
+      for (int l = 0; l < 8; ++l) {
+        sa[l] += a[i + l] * z[i + l];
+        sb[l] += b[i + l] * z[i + l] * z[i + l];
+      }
+    for (; i < n; ++i) {
+      sa[0] += a[i] * z[i];
+      sb[0] += b[i] * z[i] * z[i];
+    }
+    *za = ((sa[0] + sa[1]) + (sa[2] + sa[3])) + ((sa[4] + sa[5]) + (sa[6] + sa[7]));
+  } else {
+    for (; i + 8 <= n; i += 8)
+      for (int l = 0; l < 8; ++l) sb[l] += b[i + l] * z[i + l] * z[i + l];
+    for (; i < n; ++i) sb[0] += b[i] * z[i] * z[i];
+  }
+  zzb = ((sb[0] + sb[1]) + (sb[2] + sb[3])) + ((sb[4] + sb[5]) + (sb[6] + sb[7]));
+}
 
 // σ(s) = 1 / (1 + e^{-s}) without overflow for either sign.
 inline double sigmoid(double s) {
@@ -87,7 +164,19 @@ LogisticObjective::LogisticObjective(const arma::mat& Z, const Labels& y, std::s
       lambda_(lambda), intercept_(fit_intercept) {}
 
 arma::mat LogisticObjective::Scores(const arma::mat& theta) const {
-  arma::mat S = Z_ * theta.rows(0, d_ - 1);  // n x m, one GEMV/GEMM pass over Z
+  // n x m, one pass over Z by blocks of rows on the threads, BLAS single-threaded:
+  // each row's score is then the same sum whatever the thread count (a threaded
+  // BLAS's split of the product depends on it, and changed the last bits).
+  const arma::uword n = Z_.n_rows, rows_per_block = block_rows(d_);
+  const arma::mat W = theta.rows(0, d_ - 1);
+  arma::mat S(n, m_);
+  over_tasks(
+      (n + rows_per_block - 1) / rows_per_block,
+      [&](std::size_t b) {
+        const arma::uword r0 = b * rows_per_block, rows = std::min(n, r0 + rows_per_block) - r0;
+        rows_times(Z_.memptr() + r0, n, rows, d_, W, S.memptr() + r0, n);
+      },
+      Z_.n_elem);
   if (intercept_) S.each_row() += theta.row(d_);
   return S;
 }
@@ -143,8 +232,21 @@ double LogisticObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat
   }
   const arma::mat W = theta.rows(0, d_ - 1);
   const arma::mat PW = penalty_times(W);
+  // ZᵀG and, in the same read of Z, the Hessian diagonal's Σ_i D_ik z_ij² for the
+  // preconditioner (HessianDiagonal), column by column on the threads.
+  const arma::mat D = curvature_diagonal();
+  arma::mat ZG(d_, m_);
+  zzd_.set_size(d_, m_);
+  over_tasks(
+      d_,
+      [&](std::size_t j) {
+        for (arma::uword k = 0; k < m_; ++k)
+          column_sums(Z_.colptr(j), G.colptr(k), D.colptr(k), n, &ZG(j, k), zzd_(j, k));
+      },
+      Z_.n_elem);
+  zzd_ready_ = true;
   gradient.set_size(n_rows(), m_);
-  gradient.rows(0, d_ - 1) = Z_.t() * G + lambda_ * PW;
+  gradient.rows(0, d_ - 1) = ZG + lambda_ * PW;
   if (intercept_) gradient.row(d_) = arma::sum(G, 0);
   return loss + 0.5 * lambda_ * arma::accu(W % PW);
 }
@@ -165,6 +267,7 @@ void LogisticObjective::SetCurvaturePoint(const arma::mat& theta) {
   }
   cached_theta_.reset();
   cached_scores_.reset();
+  zzd_ready_ = false;
 }
 
 void LogisticObjective::Gradient(const arma::mat& theta, arma::mat& gradient) {
@@ -174,41 +277,76 @@ void LogisticObjective::Gradient(const arma::mat& theta, arma::mat& gradient) {
 void LogisticObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
   // Binary: H = Zᵀ diag(c σ(1-σ)) Z + λP. Multinomial, per sample, the K x K block
   // c_i (diag(p_i) - p_i p_iᵀ): applied to u_i = (Z V)_i it gives c_i p_i ∘ (u_i - p_iᵀ u_i).
-  // In place in one n x m buffer: this runs once per CG iteration.
+  // This runs once per CG iteration, nearly all of a fit's time: one pass over Z, not
+  // two. Each block of rows (about 256 KiB of Z, so it is still in the core's L2 cache
+  // for the second product) gives U = Z_b V, R = the weights applied to U, and adds
+  // Z_bᵀ R; the blocks go in a fixed number of parts (from n, d and m only, never the
+  // thread count: the bits do not depend on --threads) on the threads, BLAS
+  // single-threaded, and the parts' sums are added in part order.
+  const arma::uword n = Z_.n_rows, m = m_;
   const arma::mat V = v.rows(0, d_ - 1);
-  arma::mat& R = work_;
-  R = Z_ * V;  // U, n x m
-  if (intercept_) R.each_row() += v.row(d_);
-  if (m_ == 1) {
-    R %= curv_;
-  } else {
-    R %= prob_;
-    const arma::vec pu = arma::sum(R, 1);
-    for (arma::uword k = 0; k < m_; ++k) R.col(k) -= prob_.col(k) % pu;
-    R.each_col() %= c_;
+  const arma::uword rows_per_block = block_rows(d_);
+  const arma::uword n_blocks = (n + rows_per_block - 1) / rows_per_block;
+  const std::size_t n_parts = std::clamp<std::size_t>(
+      static_cast<std::size_t>(64.0 * 1024 * 1024 / (8.0 * static_cast<double>(d_ * m + m))), 1,
+      std::min<std::size_t>(8, std::max<arma::uword>(n_blocks, 1)));
+  std::vector<arma::mat> zr(n_parts);     // Σ_b Z_bᵀ R_b, d x m
+  std::vector<arma::rowvec> rs(n_parts);  // Σ_b 1ᵀ R_b (the intercept's rows)
+  const auto run_part = [&](std::size_t k) {
+    zr[k].zeros(d_, m);
+    rs[k].zeros(m);
+    arma::mat R;
+    for (arma::uword b = n_blocks * k / n_parts; b < n_blocks * (k + 1) / n_parts; ++b) {
+      const arma::uword r0 = b * rows_per_block, rows = std::min(n, r0 + rows_per_block) - r0;
+      const double* Zb = Z_.memptr() + r0;  // rows x d_, leading dimension n
+      R.set_size(rows, m);
+      rows_times(Zb, n, rows, d_, V, R.memptr(), rows);  // R = Z_b V
+      if (intercept_) R.each_row() += v.row(d_);
+      if (m == 1) {
+        R %= curv_.subvec(r0, r0 + rows - 1);
+      } else {
+        const arma::mat P = prob_.rows(r0, r0 + rows - 1);
+        R %= P;
+        const arma::vec pu = arma::sum(R, 1);
+        for (arma::uword j = 0; j < m; ++j) R.col(j) -= P.col(j) % pu;
+        R.each_col() %= c_.subvec(r0, r0 + rows - 1);
+      }
+      add_rows_transposed_times(Zb, n, rows, d_, R, zr[k]);  // += Z_bᵀ R
+      if (intercept_) rs[k] += arma::sum(R, 0);
+    }
+  };
+  over_tasks(n_parts, run_part, Z_.n_elem);
+  for (std::size_t k = 1; k < n_parts; ++k) {
+    zr[0] += zr[k];
+    rs[0] += rs[k];
   }
-  hv.set_size(n_rows(), m_);
-  hv.rows(0, d_ - 1) = Z_.t() * R;
+  hv.set_size(n_rows(), m);
+  hv.rows(0, d_ - 1) = zr[0];
   if (lambda_ != 0) hv.rows(0, d_ - 1) += lambda_ * penalty_times(V);
-  if (intercept_) hv.row(d_) = arma::sum(R, 0);
+  if (intercept_) hv.row(d_) = rs[0];
+}
+
+arma::mat LogisticObjective::curvature_diagonal() const {
+  if (m_ == 1) return curv_;
+  arma::mat D = prob_ % (1.0 - prob_);
+  D.each_col() %= c_;
+  return D;
 }
 
 arma::mat LogisticObjective::HessianDiagonal() const {
-  arma::mat D;  // n x m: the diagonal of each sample's block
-  if (m_ == 1) {
-    D = curv_;
-  } else {
-    D = prob_ % (1.0 - prob_);
-    D.each_col() %= c_;
-  }
+  const arma::mat D = curvature_diagonal();  // n x m: the diagonal of each sample's block
+  // Σ_i D_ik z_ij²: from EvaluateWithGradient's read of Z at this curvature point, or
+  // (a curvature point set without a gradient) read now.
+  arma::mat zz = zzd_ready_ ? zzd_ : arma::mat(d_, m_);
+  if (!zzd_ready_)
+    over_tasks(
+        d_,
+        [&](std::size_t j) {
+          for (arma::uword k = 0; k < m_; ++k)
+            column_sums(Z_.colptr(j), nullptr, D.colptr(k), Z_.n_rows, nullptr, zz(j, k));
+        },
+        Z_.n_elem);
   arma::mat diag(n_rows(), m_);
-  arma::mat zz(d_, m_, arma::fill::zeros);
-  // Σ_i D_ik z_ij², by row blocks so no squared copy of Z is ever whole.
-  const arma::uword block = 4096;
-  for (arma::uword r = 0; r < Z_.n_rows; r += block) {
-    const arma::uword last = std::min<arma::uword>(Z_.n_rows, r + block) - 1;
-    zz += arma::square(Z_.rows(r, last)).t() * D.rows(r, last);
-  }
   const arma::vec pdiag = P_ ? arma::vec(P_->diag()) : arma::vec(d_, arma::fill::ones);
   zz.each_col() += lambda_ * pdiag;
   diag.rows(0, d_ - 1) = zz;

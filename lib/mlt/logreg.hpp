@@ -133,6 +133,7 @@ class LogisticObjective : public tron::Objective {
   void SetCurvature(Curvature c) {
     prob_ = std::move(c.prob);
     curv_ = std::move(c.curv);
+    zzd_ready_ = false;
   }
   // H v at the last EvaluateWithGradient point; v and hv have θ's shape.
   void HessianVector(const arma::mat& v, arma::mat& hv) const override;
@@ -144,6 +145,7 @@ class LogisticObjective : public tron::Objective {
 
  private:
   arma::mat penalty_times(const arma::mat& W) const;  // P W
+  arma::mat curvature_diagonal() const;                // n x m: each sample's block's diagonal
 
   const arma::mat& Z_;
   const Labels& y_;
@@ -154,7 +156,11 @@ class LogisticObjective : public tron::Objective {
   bool intercept_;
   arma::mat prob_;  // n x m at the curvature point: σ(s) (binary) or softmax rows
   arma::vec curv_;  // binary: c_i σ(s_i) σ(-s_i), the Hessian's weights, without cancellation
-  mutable arma::mat work_;  // n x m buffer of HessianVector, allocated once
+  // Σ_i D_ik z_ij² at the curvature point (the Hessian diagonal's data term), formed
+  // by EvaluateWithGradient in the same read of Z as ZᵀG; not ready after a curvature
+  // point set otherwise.
+  arma::mat zzd_;
+  bool zzd_ready_ = false;
   // Scores of the last Evaluate: the trust-region method evaluates f at a trial
   // point and then, if it accepts it, the gradient there; this saves that pass.
   mutable arma::mat cached_theta_, cached_scores_;

@@ -42,6 +42,11 @@ struct Contract<mlt::Pca> {
 
 // Supervised estimators learn from the features plus a target derived from them.
 arma::mat regression_target(const arma::mat& X) { return X.col(1) - 2 * X.col(2) + 0.1 * X.col(0); }
+mlt::Labels binary_target(const arma::mat& X) {
+  mlt::Labels y(X.n_rows);
+  for (arma::uword i = 0; i < X.n_rows; ++i) y[i] = X(i, 1) - X(i, 2) > 0.3 ? 1 : 0;
+  return y;
+}
 mlt::Labels class_target(const arma::mat& X) {
   mlt::Labels y(X.n_rows);
   for (arma::uword i = 0; i < X.n_rows; ++i) y[i] = X(i, 1) > 0.5 ? 2 : X(i, 1) > -0.5 ? 1 : 0;
@@ -433,4 +438,24 @@ TEST_CASE("Nyström krr: the same model for every thread count, over several row
   mlt::set_thread_count(0);
   CHECK(models[0] == models[1]);
   CHECK(models[0] == models[2]);
+}
+
+TEST_CASE("logistic regression: the same model for every thread count, on data a threaded BLAS would split") {
+  // 40,000 x 20: large enough for OpenBLAS to split a product over its threads, whose
+  // transposed matrix-vector product adds its partial sums by thread; the fit's passes
+  // over the data go by column or by fixed parts on mlt's threads instead.
+  const arma::mat X = sample_features(40000, 20, 9);
+  for (const std::size_t classes : {std::size_t{2}, std::size_t{3}}) {
+    CAPTURE(classes);
+    std::vector<std::string> models;
+    for (unsigned threads : {1u, 2u, 3u}) {
+      mlt::set_thread_count(threads);
+      mlt::LogReg lr;
+      lr.fit(X, classes == 2 ? binary_target(X) : class_target(X), classes);
+      models.push_back(saved(lr));
+    }
+    mlt::set_thread_count(0);
+    CHECK(models[0] == models[1]);
+    CHECK(models[0] == models[2]);
+  }
 }
