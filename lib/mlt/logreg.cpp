@@ -53,13 +53,6 @@ namespace {
 
 using blas_size = blasint;  // OpenBLAS's CBLAS integer
 
-// Rows of Z per block of a pass over it: about 256 KiB of Z, so a block read for one
-// product is still in the core's L2 cache for the next. From d alone: the blocks, and
-// so every sum's order, never depend on the thread count.
-arma::uword block_rows(arma::uword d) {
-  return static_cast<arma::uword>(std::max(64.0, 256.0 * 1024 / (8.0 * static_cast<double>(std::max<arma::uword>(d, 1)))));
-}
-
 // out (rows x m, leading dimension ldo) = Z_b V, Z_b the rows x d matrix at z with
 // leading dimension ld.
 void rows_times(const double* z, arma::uword ld, arma::uword rows, arma::uword d, const arma::mat& V, double* out,
@@ -167,14 +160,15 @@ arma::mat LogisticObjective::Scores(const arma::mat& theta) const {
   // n x m, one pass over Z by blocks of rows on the threads, BLAS single-threaded:
   // each row's score is then the same sum whatever the thread count (a threaded
   // BLAS's split of the product depends on it, and changed the last bits).
-  const arma::uword n = Z_.n_rows, rows_per_block = block_rows(d_);
+  const arma::uword n = Z_.n_rows;
+  const RowBlocks blocks(n, d_, 0);
   const arma::mat W = theta.rows(0, d_ - 1);
   arma::mat S(n, m_);
   over_tasks(
-      (n + rows_per_block - 1) / rows_per_block,
+      blocks.n_blocks,
       [&](std::size_t b) {
-        const arma::uword r0 = b * rows_per_block, rows = std::min(n, r0 + rows_per_block) - r0;
-        rows_times(Z_.memptr() + r0, n, rows, d_, W, S.memptr() + r0, n);
+        const arma::uword r0 = blocks.first_row(b);
+        rows_times(Z_.memptr() + r0, n, blocks.rows(b), d_, W, S.memptr() + r0, n);
       },
       Z_.n_elem);
   if (intercept_) S.each_row() += theta.row(d_);
@@ -277,27 +271,22 @@ void LogisticObjective::Gradient(const arma::mat& theta, arma::mat& gradient) {
 void LogisticObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
   // Binary: H = Zᵀ diag(c σ(1-σ)) Z + λP. Multinomial, per sample, the K x K block
   // c_i (diag(p_i) - p_i p_iᵀ): applied to u_i = (Z V)_i it gives c_i p_i ∘ (u_i - p_iᵀ u_i).
-  // This runs once per CG iteration, nearly all of a fit's time: one pass over Z, not
-  // two. Each block of rows (about 256 KiB of Z, so it is still in the core's L2 cache
-  // for the second product) gives U = Z_b V, R = the weights applied to U, and adds
-  // Z_bᵀ R; the blocks go in a fixed number of parts (from n, d and m only, never the
-  // thread count: the bits do not depend on --threads) on the threads, BLAS
-  // single-threaded, and the parts' sums are added in part order.
+  // This runs once per CG iteration, the fit's most frequent pass over Z: one pass,
+  // not two. Each block of rows (RowBlocks: still in the core's L2 cache for the
+  // second product) gives U = Z_b V, R = the weights applied to U, and adds Z_bᵀ R;
+  // the blocks' parts run on the threads, BLAS single-threaded, and their sums are
+  // added in part order, so the bits do not depend on --threads.
   const arma::uword n = Z_.n_rows, m = m_;
   const arma::mat V = v.rows(0, d_ - 1);
-  const arma::uword rows_per_block = block_rows(d_);
-  const arma::uword n_blocks = (n + rows_per_block - 1) / rows_per_block;
-  const std::size_t n_parts = std::clamp<std::size_t>(
-      static_cast<std::size_t>(64.0 * 1024 * 1024 / (8.0 * static_cast<double>(d_ * m + m))), 1,
-      std::min<std::size_t>(8, std::max<arma::uword>(n_blocks, 1)));
-  std::vector<arma::mat> zr(n_parts);     // Σ_b Z_bᵀ R_b, d x m
-  std::vector<arma::rowvec> rs(n_parts);  // Σ_b 1ᵀ R_b (the intercept's rows)
+  const RowBlocks blocks(n, d_, static_cast<double>(d_ * m + m));
+  std::vector<arma::mat> zr(blocks.n_parts);     // Σ_b Z_bᵀ R_b, d x m
+  std::vector<arma::rowvec> rs(blocks.n_parts);  // Σ_b 1ᵀ R_b (the intercept's rows)
   const auto run_part = [&](std::size_t k) {
     zr[k].zeros(d_, m);
     rs[k].zeros(m);
     arma::mat R;
-    for (arma::uword b = n_blocks * k / n_parts; b < n_blocks * (k + 1) / n_parts; ++b) {
-      const arma::uword r0 = b * rows_per_block, rows = std::min(n, r0 + rows_per_block) - r0;
+    for (arma::uword b = blocks.first_block(k); b < blocks.first_block(k + 1); ++b) {
+      const arma::uword r0 = blocks.first_row(b), rows = blocks.rows(b);
       const double* Zb = Z_.memptr() + r0;  // rows x d_, leading dimension n
       R.set_size(rows, m);
       rows_times(Zb, n, rows, d_, V, R.memptr(), rows);  // R = Z_b V
@@ -315,8 +304,8 @@ void LogisticObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
       if (intercept_) rs[k] += arma::sum(R, 0);
     }
   };
-  over_tasks(n_parts, run_part, Z_.n_elem);
-  for (std::size_t k = 1; k < n_parts; ++k) {
+  over_tasks(blocks.n_parts, run_part, Z_.n_elem);
+  for (std::size_t k = 1; k < blocks.n_parts; ++k) {
     zr[0] += zr[k];
     rs[0] += rs[k];
   }

@@ -96,13 +96,20 @@ ScatterAccumulator merge_ranks(const ScatterAccumulator& local, const Communicat
 
 namespace {
 using blas_size = blasint;  // OpenBLAS's CBLAS integer
-// A block of centred rows is kept near 256 KiB, so it is still in the core's L2
-// cache when the syrk reads it; at least 64 rows, so a syrk call is not mostly overhead.
 constexpr double kBlockBytes = 256.0 * 1024;
-constexpr std::size_t kMaxParts = 8;                      // several per thread: a slow core is not waited for
-constexpr double kPartsBytes = 64.0 * 1024 * 1024;        // the parts' sums together
+constexpr std::size_t kMaxParts = 8;
+constexpr double kPartsBytes = 64.0 * 1024 * 1024;  // the parts' sums together
 constexpr arma::uword kParallelValues = 1000000;
 }  // namespace
+
+RowBlocks::RowBlocks(arma::uword n_rows, arma::uword width, double part_doubles)
+    : n(n_rows),
+      // At least 64 rows, so that a BLAS call is not mostly overhead.
+      rows_per_block(static_cast<arma::uword>(
+          std::max(64.0, kBlockBytes / (8.0 * static_cast<double>(std::max<arma::uword>(width, 1)))))),
+      n_blocks((n_rows + rows_per_block - 1) / rows_per_block),
+      n_parts(std::clamp<std::size_t>(static_cast<std::size_t>(kPartsBytes / std::max(8.0 * part_doubles, 8.0)), 1,
+                                      std::min<std::size_t>(kMaxParts, std::max<arma::uword>(n_blocks, 1)))) {}
 
 arma::rowvec column_means(const arma::mat& X) {
   // Below a million values, starting the threads costs more than it saves.
@@ -117,20 +124,15 @@ CentredProducts centred_products(const arma::mat& X, const arma::rowvec& shift, 
   const arma::uword n = X.n_rows, p = X.n_cols, t = Y ? Y->n_cols : 0;
   if (shift.n_elem != p || (scale && scale->n_elem != p) || (Y && (Y->n_rows != n || !y_shift || y_shift->n_elem != t)))
     throw Error("internal: centred_products with shifts or rows of another shape", kExitSoftware);
-  const auto rows_per_block = static_cast<arma::uword>(
-      std::max(64.0, kBlockBytes / (8.0 * static_cast<double>(std::max<arma::uword>(1, p + t)))));
-  const arma::uword n_blocks = (n + rows_per_block - 1) / rows_per_block;
-  const double part_bytes = 8.0 * static_cast<double>(p) * static_cast<double>(p + t);
-  const std::size_t n_parts = std::clamp<std::size_t>(
-      static_cast<std::size_t>(kPartsBytes / std::max(part_bytes, 1.0)), 1, std::min<std::size_t>(kMaxParts, std::max<arma::uword>(n_blocks, 1)));
-  std::vector<CentredProducts> parts(n_parts);
+  const RowBlocks blocks(n, p + t, static_cast<double>(p) * static_cast<double>(p + t));
+  std::vector<CentredProducts> parts(blocks.n_parts);
   const auto run_part = [&](std::size_t k) {
     CentredProducts& out = parts[k];
     out.zz.zeros(p, p);
     if (t) out.zw.zeros(p, t);
     arma::mat Z, W;
-    for (arma::uword b = n_blocks * k / n_parts; b < n_blocks * (k + 1) / n_parts; ++b) {
-      const arma::uword r0 = b * rows_per_block, m = std::min(n, r0 + rows_per_block) - r0;
+    for (arma::uword b = blocks.first_block(k); b < blocks.first_block(k + 1); ++b) {
+      const arma::uword r0 = blocks.first_row(b), m = blocks.rows(b);
       Z.set_size(m, p);
       for (arma::uword j = 0; j < p; ++j) {
         const double* x = X.colptr(j) + r0;
@@ -160,13 +162,13 @@ CentredProducts centred_products(const arma::mat& X, const arma::rowvec& shift, 
   };
   // One part: on this thread, BLAS threaded within each call (wide data, where the
   // syrk's p x p output gives its threads enough to share).
-  if (n_parts == 1) {
+  if (blocks.n_parts == 1) {
     run_part(0);
   } else {
-    parallel_for(n_parts, run_part);
+    parallel_for(blocks.n_parts, run_part);
   }
   CentredProducts sum = std::move(parts[0]);
-  for (std::size_t k = 1; k < n_parts; ++k) {
+  for (std::size_t k = 1; k < blocks.n_parts; ++k) {
     sum.zz += parts[k].zz;
     if (t) sum.zw += parts[k].zw;
   }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -75,6 +76,23 @@ class ScatterAccumulator {
   arma::rowvec max_abs_;
   arma::rowvec first_;   // the first row seen
   arma::uvec varies_;
+};
+
+// A pass over n rows held in memory, by blocks of about 256 KiB of rows of `width`
+// doubles (still in the core's L2 cache for a second product over the same rows),
+// the blocks grouped into parts whose sums (`part_doubles` each) are kept apart and
+// added in part order: at most 8 parts (several per thread, so a slow core is not
+// waited for) and 64 MiB of sums. From the shapes alone, never the thread count, so
+// the sums are the same for any --threads (the rule of core/parallel.hpp).
+struct RowBlocks {
+  RowBlocks(arma::uword n_rows, arma::uword width, double part_doubles);
+  arma::uword n, rows_per_block, n_blocks;
+  std::size_t n_parts;
+  // Block b's rows: [first_row(b), first_row(b) + rows(b)).
+  arma::uword first_row(arma::uword b) const { return b * rows_per_block; }
+  arma::uword rows(arma::uword b) const { return std::min(n, first_row(b) + rows_per_block) - first_row(b); }
+  // Part k's blocks: [first_block(k), first_block(k + 1)).
+  arma::uword first_block(std::size_t k) const { return static_cast<arma::uword>(n_blocks * k / n_parts); }
 };
 
 // arma::mean(X, 0), bit for bit (each column's mean is computed as Armadillo does),
