@@ -66,19 +66,6 @@ void rows_times(const double* z, arma::uword ld, arma::uword rows, arma::uword d
   }
 }
 
-// task(t) for t < n_tasks: on the threads when Z (of `values` values) repays starting
-// them, else here. The same tasks either way, each with single-threaded BLAS, so the
-// same bits: small fits (a cross-validation's many) do not pay for threads.
-template <typename Task>
-void over_tasks(std::size_t n_tasks, const Task& task, arma::uword values) {
-  if (values >= (arma::uword{1} << 17)) {
-    parallel_for(n_tasks, task);
-  } else {
-    const BlasSingleThreaded blas;
-    for (std::size_t t = 0; t < n_tasks; ++t) task(t);
-  }
-}
-
 // out (d x m) += Z_bᵀ R, Z_b as in rows_times.
 void add_rows_transposed_times(const double* z, arma::uword ld, arma::uword rows, arma::uword d, const arma::mat& R,
                                arma::mat& out) {
@@ -164,13 +151,13 @@ arma::mat LogisticObjective::Scores(const arma::mat& theta) const {
   const RowBlocks blocks(n, d_, 0);
   const arma::mat W = theta.rows(0, d_ - 1);
   arma::mat S(n, m_);
-  over_tasks(
+  parallel_for(
       blocks.n_blocks,
       [&](std::size_t b) {
         const arma::uword r0 = blocks.first_row(b);
         rows_times(Z_.memptr() + r0, n, blocks.rows(b), d_, W, S.memptr() + r0, n);
       },
-      Z_.n_elem);
+      workers_for(Z_.n_elem));
   if (intercept_) S.each_row() += theta.row(d_);
   return S;
 }
@@ -231,13 +218,13 @@ double LogisticObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat
   const arma::mat D = curvature_diagonal();
   arma::mat ZG(d_, m_);
   zzd_.set_size(d_, m_);
-  over_tasks(
+  parallel_for(
       d_,
       [&](std::size_t j) {
         for (arma::uword k = 0; k < m_; ++k)
           column_sums(Z_.colptr(j), G.colptr(k), D.colptr(k), n, &ZG(j, k), zzd_(j, k));
       },
-      Z_.n_elem);
+      workers_for(Z_.n_elem));
   zzd_ready_ = true;
   gradient.set_size(n_rows(), m_);
   gradient.rows(0, d_ - 1) = ZG + lambda_ * PW;
@@ -304,7 +291,7 @@ void LogisticObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
       if (intercept_) rs[k] += arma::sum(R, 0);
     }
   };
-  over_tasks(blocks.n_parts, run_part, Z_.n_elem);
+  parallel_for(blocks.n_parts, run_part, workers_for(Z_.n_elem));
   for (std::size_t k = 1; k < blocks.n_parts; ++k) {
     zr[0] += zr[k];
     rs[0] += rs[k];
@@ -328,13 +315,13 @@ arma::mat LogisticObjective::HessianDiagonal() const {
   // (a curvature point set without a gradient) read now.
   arma::mat zz = zzd_ready_ ? zzd_ : arma::mat(d_, m_);
   if (!zzd_ready_)
-    over_tasks(
+    parallel_for(
         d_,
         [&](std::size_t j) {
           for (arma::uword k = 0; k < m_; ++k)
             column_sums(Z_.colptr(j), nullptr, D.colptr(k), Z_.n_rows, nullptr, zz(j, k));
         },
-        Z_.n_elem);
+        workers_for(Z_.n_elem));
   arma::mat diag(n_rows(), m_);
   const arma::vec pdiag = P_ ? arma::vec(P_->diag()) : arma::vec(d_, arma::fill::ones);
   zz.each_col() += lambda_ * pdiag;

@@ -111,6 +111,11 @@ void parallel_for(std::size_t n_tasks, const Task& task, unsigned workers = 0) {
   if (error) std::rethrow_exception(error);
 }
 
+// The `workers` argument of parallel_for for a pass over `values` doubles in all: 1
+// (the calling thread) below about a megabyte, where starting threads costs about
+// what they save, else 0 (all). The tasks and so the bits are the same either way.
+inline unsigned workers_for(std::size_t values) { return values >= (std::size_t{1} << 17) ? 0 : 1; }
+
 // OpenBLAS's build, the processor kernel it runs, and its thread count.
 std::string blas_description();
 // The OPENBLAS_CORETYPE to run on instead of the generic core OpenBLAS chose for this

@@ -99,7 +99,6 @@ using blas_size = blasint;  // OpenBLAS's CBLAS integer
 constexpr double kBlockBytes = 256.0 * 1024;
 constexpr std::size_t kMaxParts = 8;
 constexpr double kPartsBytes = 64.0 * 1024 * 1024;  // the parts' sums together
-constexpr arma::uword kParallelValues = 1000000;
 }  // namespace
 
 RowBlocks::RowBlocks(arma::uword n_rows, arma::uword width, double part_doubles)
@@ -112,10 +111,8 @@ RowBlocks::RowBlocks(arma::uword n_rows, arma::uword width, double part_doubles)
                                       std::min<std::size_t>(kMaxParts, std::max<arma::uword>(n_blocks, 1)))) {}
 
 arma::rowvec column_means(const arma::mat& X) {
-  // Below a million values, starting the threads costs more than it saves.
-  if (X.n_elem < kParallelValues) return arma::mean(X, 0);
   arma::rowvec means(X.n_cols);
-  parallel_for(X.n_cols, [&](std::size_t j) { means[j] = arma::mean(X.unsafe_col(j)); });
+  parallel_for(X.n_cols, [&](std::size_t j) { means[j] = arma::mean(X.unsafe_col(j)); }, workers_for(X.n_elem));
   return means;
 }
 
@@ -161,11 +158,12 @@ CentredProducts centred_products(const arma::mat& X, const arma::rowvec& shift, 
     }
   };
   // One part: on this thread, BLAS threaded within each call (wide data, where the
-  // syrk's p x p output gives its threads enough to share).
+  // syrk's p x p output gives its threads enough to share). Several: on the threads
+  // when X is large enough to repay them.
   if (blocks.n_parts == 1) {
     run_part(0);
   } else {
-    parallel_for(blocks.n_parts, run_part);
+    parallel_for(blocks.n_parts, run_part, workers_for(X.n_elem));
   }
   CentredProducts sum = std::move(parts[0]);
   for (std::size_t k = 1; k < blocks.n_parts; ++k) {

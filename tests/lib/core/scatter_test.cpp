@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
 
 namespace {
@@ -133,4 +134,14 @@ TEST_CASE("column_means: arma::mean(X, 0) bit for bit, threads or not") {
     REQUIRE(got.n_elem == want.n_elem);
     for (arma::uword j = 0; j < want.n_elem; ++j) CHECK(std::bit_cast<std::uint64_t>(got[j]) == std::bit_cast<std::uint64_t>(want[j]));
   }
+}
+
+TEST_CASE("centred_products: shifts or rows of another shape are refused as an internal error") {
+  const arma::mat X(10, 3, arma::fill::ones), Y(9, 1, arma::fill::ones);
+  const arma::rowvec shift(3, arma::fill::zeros), short_shift(2, arma::fill::zeros), y_shift(1, arma::fill::zeros);
+  CHECK_THROWS_AS(mlt::centred_products(X, short_shift, nullptr), mlt::Error);
+  CHECK_THROWS_AS(mlt::centred_products(X, shift, &short_shift), mlt::Error);
+  CHECK_THROWS_AS(mlt::centred_products(X, shift, nullptr, &Y, &y_shift), mlt::Error);  // 9 rows against 10
+  const arma::mat Y10(10, 1, arma::fill::ones);
+  CHECK_THROWS_AS(mlt::centred_products(X, shift, nullptr, &Y10, nullptr), mlt::Error);  // no y_shift
 }
