@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/lanes.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/progress.hpp"
 #include "mlt/core/random.hpp"
@@ -34,20 +35,10 @@ uword basis_limit(uword n, uword k) {
   return limit < 2 * s + k ? 0 : limit;
 }
 
-// Eight doubles: one AVX-512 register, or two AVX, four SSE2 ones, lowered by GCC;
-// the lane arithmetic is the same IEEE multiply and add in every case.
-using Lanes = double __attribute__((vector_size(64)));
-using UnalignedLanes = double __attribute__((vector_size(64), aligned(8)));
-constexpr uword kLanes = 8;
-
-Lanes load(const double* p) {
-  UnalignedLanes v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// The eight lanes summed in a fixed tree.
-double lane_sum(Lanes v) { return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])); }
+using lanes::kLanes;
+using lanes::lane_sum;
+using lanes::Lanes;
+using lanes::load;
 
 constexpr uword kTileA = 4;  // columns of A per register tile
 constexpr uword kTileQ = 6;  // columns of Q per register tile

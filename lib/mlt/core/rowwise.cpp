@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "mlt/core/lanes.hpp"
 #include "mlt/core/parallel.hpp"
 
 namespace mlt::rowwise {
@@ -12,24 +13,15 @@ namespace {
 
 using arma::uword;
 
-// Eight doubles, one lane per row of A. GCC lowers the type to whatever the target
-// has (one AVX-512 register, two AVX ones, four SSE2 ones): lane arithmetic is the
-// same IEEE multiply and add in every case, so the tile and the scalar edge loop
-// below give the same bits.
-using Lanes = double __attribute__((vector_size(64)));
-using UnalignedLanes = double __attribute__((vector_size(64), aligned(8)));
-constexpr uword kLanes = 8;
+// One lane per row of A (core/lanes.hpp): the tile and the scalar edge loop below
+// give the same bits.
+using lanes::kLanes;
+using lanes::Lanes;
+using lanes::load;
+using lanes::store;
 constexpr uword kTileRows = 2 * kLanes;  // rows of A per register tile
 constexpr uword kTileCols = 6;           // columns of B (rows of Bᵀ) per register tile
 constexpr uword kTaskRows = 256;         // rows of A per parallel task
-
-Lanes load(const double* p) {
-  UnalignedLanes v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-void store(double* p, Lanes v) { std::memcpy(p, &v, sizeof v); }
 
 // B (n x p) packed as panels of kTileCols rows, each stored k-major: panel q holds
 // B(q*6 + c, k) at [k * 6 + c], so one tile's k-th step reads 6 adjacent values. The
