@@ -41,6 +41,8 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/exp.hpp"
+#include "mlt/core/lanes.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/logreg/streamed.hpp"
@@ -79,29 +81,60 @@ void add_rows_transposed_times(const double* z, arma::uword ld, arma::uword rows
 }
 
 // Over one column z of Z (n values): Σ_i a_i z_i (when a is given) and Σ_i b_i z_i²,
-// each in one fixed order with eight running sums, so the additions do not wait on
-// each other and vectorize: the gradient's ZᵀG and the Hessian's diagonal in one read
-// of the column.
+// each in eight running sums (core/lanes.hpp), so the additions do not wait on each
+// other: the gradient's ZᵀG and the Hessian's diagonal in one read of the column.
 void column_sums(const double* z, const double* a, const double* b, arma::uword n, double* za, double& zzb) {
-  double sa[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  arma::uword i = 0;
+  using lanes::kLanes, lanes::Lanes, lanes::load, lanes::load_partial;
+  Lanes sa = {}, sb = {};
+  const arma::uword whole = n / kLanes * kLanes, rest = n - whole;
   if (a) {
-    for (; i + 8 <= n; i += 8)
-      for (int l = 0; l < 8; ++l) {
-        sa[l] += a[i + l] * z[i + l];
-        sb[l] += b[i + l] * z[i + l] * z[i + l];
-      }
-    for (; i < n; ++i) {
-      sa[0] += a[i] * z[i];
-      sb[0] += b[i] * z[i] * z[i];
+    for (arma::uword i = 0; i < whole; i += kLanes) {
+      const Lanes zv = load(z + i);
+      sa += load(a + i) * zv;
+      sb += load(b + i) * zv * zv;
     }
-    *za = ((sa[0] + sa[1]) + (sa[2] + sa[3])) + ((sa[4] + sa[5]) + (sa[6] + sa[7]));
+    if (rest) {
+      const Lanes zv = load_partial(z + whole, rest);
+      sa += load_partial(a + whole, rest) * zv;
+      sb += load_partial(b + whole, rest) * zv * zv;
+    }
+    *za = lanes::lane_sum(sa);
   } else {
-    for (; i + 8 <= n; i += 8)
-      for (int l = 0; l < 8; ++l) sb[l] += b[i + l] * z[i + l] * z[i + l];
-    for (; i < n; ++i) sb[0] += b[i] * z[i] * z[i];
+    for (arma::uword i = 0; i < whole; i += kLanes) {
+      const Lanes zv = load(z + i);
+      sb += load(b + i) * zv * zv;
+    }
+    if (rest) {
+      const Lanes zv = load_partial(z + whole, rest);
+      sb += load_partial(b + whole, rest) * zv * zv;
+    }
   }
-  zzb = ((sb[0] + sb[1]) + (sb[2] + sb[3])) + ((sb[4] + sb[5]) + (sb[6] + sb[7]));
+  zzb = lanes::lane_sum(sb);
+}
+
+// (Z ∘ Z)ᵀ B for B n x m: the Hessian diagonal's data term at a curvature point set
+// without a gradient pass (point_pass forms it otherwise). By the blocks of rows of
+// RowBlocks, whose rows of B stay in the core's cache for all d columns; the parts'
+// sums are added in part order, so the bits do not depend on --threads.
+arma::mat squared_column_sums(const arma::mat& Z, const arma::mat& B) {
+  const arma::uword n = Z.n_rows, d = Z.n_cols, m = B.n_cols;
+  const RowBlocks blocks(n, d, static_cast<double>(d * m));
+  std::vector<arma::mat> parts(blocks.n_parts);
+  const auto run_part = [&](std::size_t k) {
+    parts[k].zeros(d, m);
+    for (arma::uword b = blocks.first_block(k); b < blocks.first_block(k + 1); ++b) {
+      const arma::uword r0 = blocks.first_row(b), rows = blocks.rows(b);
+      for (arma::uword j = 0; j < d; ++j)
+        for (arma::uword c = 0; c < m; ++c) {
+          double sum = 0;
+          column_sums(Z.colptr(j) + r0, nullptr, B.colptr(c) + r0, rows, nullptr, sum);
+          parts[k](j, c) += sum;
+        }
+    }
+  };
+  parallel_for(blocks.n_parts, run_part, workers_for(Z.n_elem));
+  for (std::size_t k = 1; k < blocks.n_parts; ++k) parts[0] += parts[k];
+  return parts[0];
 }
 
 // σ(s) = 1 / (1 + e^{-s}) without overflow for either sign.
@@ -114,15 +147,13 @@ inline double sigmoid(double s) {
 inline double softplus(double s) { return std::max(s, 0.0) + std::log1p(std::exp(-std::abs(s))); }
 
 // Softmax of each row of S (n x K), in place: subtract the row maximum, exponentiate,
-// normalize. Returns log Σ_k e^{s_ik} - max_i per row in `log_sum` when asked.
-void softmax_rows(arma::mat& S, arma::vec* log_sum = nullptr) {
+// normalize.
+void softmax_rows(arma::mat& S) {
   const arma::vec mx = arma::max(S, 1);
   S.each_col() -= mx;
-  if (log_sum) *log_sum = mx;  // temporarily the maxima
   S = arma::exp(S);
   const arma::vec sum = arma::sum(S, 1);  // >= 1: the maximum contributes e^0
   S.each_col() /= sum;
-  if (log_sum) *log_sum = arma::log(sum);
 }
 
 std::string num(double v) {
@@ -164,90 +195,140 @@ arma::mat LogisticObjective::Scores(const arma::mat& theta) const {
 
 arma::mat LogisticObjective::penalty_times(const arma::mat& W) const { return P_ ? arma::mat(*P_ * W) : W; }
 
-double LogisticObjective::Evaluate(const arma::mat& theta) const {
-  arma::mat S = Scores(theta);
-  cached_theta_ = theta;
-  cached_scores_ = S;
-  double loss = 0;
+// The per-row terms of one block of rows at scores S_b (rows x m, overwritten): adds
+// the weighted losses to `loss`, and writes G_b = ∂loss/∂S (weighted by c), D_b (the
+// diagonal of each row's Hessian block, weighted by c), and the probabilities and
+// binary curvature weights into the objective-wide arrays from row r0.
+void LogisticObjective::row_terms(arma::uword r0, arma::mat& S, arma::mat& G, arma::mat& D, arma::mat& prob,
+                                 arma::vec& curv, double& loss) const {
+  const arma::uword rows = S.n_rows;
+  G.set_size(rows, m_);
+  D.set_size(rows, m_);
   if (m_ == 1) {
-    for (arma::uword i = 0; i < S.n_rows; ++i)
-      loss += c_[i] * (softplus(S[i]) - (y_[i] == 1 ? S[i] : 0.0));
-  } else {
-    // ℓ_i = log Σ e^{s_ik} - s_iy = (lse_i - max_i) - (s_iy - max_i): both terms small.
-    const arma::vec mx = arma::max(S, 1);
-    S.each_col() -= mx;
-    const arma::vec lse = arma::log(arma::sum(arma::exp(S), 1));
-    for (arma::uword i = 0; i < S.n_rows; ++i) loss += c_[i] * (lse[i] - S(i, y_[i]));
+    // e = e^{-|s|} once per row serves the loss, σ(s) and σ(-s) without overflow:
+    // σ(s) = 1 / (1 + e) and σ(-s) = e / (1 + e) for s >= 0, the other way round below.
+    arma::vec E = -arma::abs(S.col(0));
+    exp_inplace(E.memptr(), rows);
+    for (arma::uword r = 0; r < rows; ++r) {
+      const arma::uword i = r0 + r;
+      const double s = S[r], e = E[r], t = y_[i] == 1 ? 1.0 : 0.0;
+      const double big = 1.0 / (1.0 + e), small = e / (1.0 + e);
+      const double p = s >= 0 ? big : small, q = s >= 0 ? small : big;
+      loss += c_[i] * (std::max(s, 0.0) + std::log1p(e) - t * s);
+      prob[i] = p;
+      curv[i] = c_[i] * p * q;
+      G[r] = c_[i] * (p - t);
+      D[r] = curv[i];
+    }
+    return;
   }
+  // ℓ_i = log Σ_k e^{s_ik} - s_iy = log Σ_k e^{s_ik - max_i} - (s_iy - max_i): both terms small.
+  const arma::vec mx = arma::max(S, 1);
+  S.each_col() -= mx;
+  arma::vec own(rows);  // s_iy - max_i
+  for (arma::uword r = 0; r < rows; ++r) own[r] = S(r, y_[r0 + r]);
+  exp_inplace(S.memptr(), S.n_elem);
+  const arma::vec sum = arma::sum(S, 1);  // >= 1: the maximum contributes e^0
+  S.each_col() /= sum;
+  for (arma::uword r = 0; r < rows; ++r) loss += c_[r0 + r] * (std::log(sum[r]) - own[r]);
+  const arma::vec c = c_.subvec(r0, r0 + rows - 1);
+  prob.rows(r0, r0 + rows - 1) = S;
+  G = S;
+  for (arma::uword r = 0; r < rows; ++r) G(r, y_[r0 + r]) -= 1.0;
+  G.each_col() %= c;
+  D = S % (1.0 - S);
+  D.each_col() %= c;
+}
+
+LogisticObjective::AtPoint LogisticObjective::point_pass(const arma::mat& theta) const {
+  // One read of Z: each block of rows (RowBlocks, about 256 KiB) gives its scores
+  // S_b = Z_b W + b, the rows' terms (row_terms), and, while the block is still in the
+  // core's cache, its share of ZᵀG and of the Hessian diagonal's Σ_i D_ik z_ij²
+  // (column_sums). The trust-region method asks for f at a trial point and, when it
+  // accepts the point (most of the time), for ∇f there: computing both in one pass
+  // costs the rejected trials a little arithmetic and saves every accepted one a
+  // second read of Z. The parts run on the threads, BLAS single-threaded, and their
+  // sums are added in part order: the bits do not depend on --threads.
+  const arma::uword n = Z_.n_rows, m = m_;
+  const RowBlocks blocks(n, d_, static_cast<double>(2 * d_ * m + m + 1));
   const arma::mat W = theta.rows(0, d_ - 1);
-  return loss + 0.5 * lambda_ * arma::accu(W % penalty_times(W));
+  AtPoint at;
+  at.theta = theta;
+  at.prob.set_size(n, m);
+  at.curv.set_size(m == 1 ? n : 0);
+  struct Part {
+    double loss = 0;
+    arma::mat zg, zzd;
+    arma::rowvec g_sum;
+  };
+  std::vector<Part> parts(blocks.n_parts);
+  const auto run_part = [&](std::size_t k) {
+    Part& part = parts[k];
+    part.zg.zeros(d_, m);
+    part.zzd.zeros(d_, m);
+    part.g_sum.zeros(m);
+    arma::mat S, G, D;
+    for (arma::uword b = blocks.first_block(k); b < blocks.first_block(k + 1); ++b) {
+      const arma::uword r0 = blocks.first_row(b), rows = blocks.rows(b);
+      const double* Zb = Z_.memptr() + r0;  // rows x d_, leading dimension n
+      S.set_size(rows, m);
+      rows_times(Zb, n, rows, d_, W, S.memptr(), rows);
+      if (intercept_) S.each_row() += theta.row(d_);
+      row_terms(r0, S, G, D, at.prob, at.curv, part.loss);
+      for (arma::uword j = 0; j < d_; ++j)
+        for (arma::uword c = 0; c < m; ++c) {
+          double za = 0, zzb = 0;
+          column_sums(Zb + j * n, G.colptr(c), D.colptr(c), rows, &za, zzb);
+          part.zg(j, c) += za;
+          part.zzd(j, c) += zzb;
+        }
+      if (intercept_) part.g_sum += arma::sum(G, 0);
+    }
+  };
+  parallel_for(blocks.n_parts, run_part, workers_for(Z_.n_elem));
+  at.zg = std::move(parts[0].zg);
+  at.zzd = std::move(parts[0].zzd);
+  at.g_sum = std::move(parts[0].g_sum);
+  at.loss = parts[0].loss;
+  for (std::size_t k = 1; k < blocks.n_parts; ++k) {
+    at.loss += parts[k].loss;
+    at.zg += parts[k].zg;
+    at.zzd += parts[k].zzd;
+    at.g_sum += parts[k].g_sum;
+  }
+  return at;
+}
+
+double LogisticObjective::Evaluate(const arma::mat& theta) const {
+  pending_ = point_pass(theta);
+  const arma::mat W = theta.rows(0, d_ - 1);
+  return pending_.loss + 0.5 * lambda_ * arma::accu(W % penalty_times(W));
 }
 
 double LogisticObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat& gradient) {
-  const bool cached = arma::size(theta) == arma::size(cached_theta_) && arma::all(arma::vectorise(theta == cached_theta_));
-  arma::mat S = cached ? std::move(cached_scores_) : Scores(theta);
-  cached_theta_.reset();
-  cached_scores_.reset();
-  const arma::uword n = S.n_rows;
-  double loss = 0;
-  arma::mat G(n, m_);  // ∂loss/∂S, weighted by c
-  if (m_ == 1) {
-    prob_.set_size(n, 1);
-    curv_.set_size(n);
-    for (arma::uword i = 0; i < n; ++i) {
-      const double s = S[i], t = y_[i] == 1 ? 1.0 : 0.0;
-      loss += c_[i] * (softplus(s) - t * s);
-      prob_[i] = sigmoid(s);
-      curv_[i] = c_[i] * prob_[i] * sigmoid(-s);
-      G[i] = c_[i] * (prob_[i] - t);
-    }
-  } else {
-    prob_ = S;
-    arma::vec lse;
-    softmax_rows(prob_, &lse);
-    const arma::vec mx = arma::max(S, 1);
-    for (arma::uword i = 0; i < n; ++i) loss += c_[i] * (lse[i] - (S(i, y_[i]) - mx[i]));
-    G = prob_;
-    for (arma::uword i = 0; i < n; ++i) G(i, y_[i]) -= 1.0;
-    G.each_col() %= c_;
-  }
+  const bool known = arma::size(theta) == arma::size(pending_.theta) && arma::all(arma::vectorise(theta == pending_.theta));
+  AtPoint at = known ? std::move(pending_) : point_pass(theta);
+  pending_ = AtPoint();
+  prob_ = std::move(at.prob);
+  curv_ = std::move(at.curv);
+  zzd_ = std::move(at.zzd);
+  zzd_ready_ = true;
   const arma::mat W = theta.rows(0, d_ - 1);
   const arma::mat PW = penalty_times(W);
-  // ZᵀG and, in the same read of Z, the Hessian diagonal's Σ_i D_ik z_ij² for the
-  // preconditioner (HessianDiagonal), column by column on the threads.
-  const arma::mat D = curvature_diagonal();
-  arma::mat ZG(d_, m_);
-  zzd_.set_size(d_, m_);
-  parallel_for(
-      d_,
-      [&](std::size_t j) {
-        for (arma::uword k = 0; k < m_; ++k)
-          column_sums(Z_.colptr(j), G.colptr(k), D.colptr(k), n, &ZG(j, k), zzd_(j, k));
-      },
-      workers_for(Z_.n_elem));
-  zzd_ready_ = true;
   gradient.set_size(n_rows(), m_);
-  gradient.rows(0, d_ - 1) = ZG + lambda_ * PW;
-  if (intercept_) gradient.row(d_) = arma::sum(G, 0);
-  return loss + 0.5 * lambda_ * arma::accu(W % PW);
+  gradient.rows(0, d_ - 1) = at.zg + lambda_ * PW;
+  if (intercept_) gradient.row(d_) = at.g_sum;
+  return at.loss + 0.5 * lambda_ * arma::accu(W % PW);
 }
 
 void LogisticObjective::SetCurvaturePoint(const arma::mat& theta) {
-  // The weights of EvaluateWithGradient, by the same formulas.
-  const arma::mat S = Scores(theta);
-  if (m_ == 1) {
-    prob_.set_size(S.n_rows, 1);
-    curv_.set_size(S.n_rows);
-    for (arma::uword i = 0; i < S.n_rows; ++i) {
-      prob_[i] = sigmoid(S[i]);
-      curv_[i] = c_[i] * prob_[i] * sigmoid(-S[i]);
-    }
-  } else {
-    prob_ = S;
-    softmax_rows(prob_);
-  }
-  cached_theta_.reset();
-  cached_scores_.reset();
+  // The weights of EvaluateWithGradient, by the same code (its loss and G unused).
+  arma::mat S = Scores(theta), G, D;
+  prob_.set_size(S.n_rows, m_);
+  curv_.set_size(m_ == 1 ? S.n_rows : 0);
+  double loss = 0;
+  row_terms(0, S, G, D, prob_, curv_, loss);
+  pending_ = AtPoint();
   zzd_ready_ = false;
 }
 
@@ -313,15 +394,7 @@ arma::mat LogisticObjective::HessianDiagonal() const {
   const arma::mat D = curvature_diagonal();  // n x m: the diagonal of each sample's block
   // Σ_i D_ik z_ij²: from EvaluateWithGradient's read of Z at this curvature point, or
   // (a curvature point set without a gradient) read now.
-  arma::mat zz = zzd_ready_ ? zzd_ : arma::mat(d_, m_);
-  if (!zzd_ready_)
-    parallel_for(
-        d_,
-        [&](std::size_t j) {
-          for (arma::uword k = 0; k < m_; ++k)
-            column_sums(Z_.colptr(j), nullptr, D.colptr(k), Z_.n_rows, nullptr, zz(j, k));
-        },
-        workers_for(Z_.n_elem));
+  arma::mat zz = zzd_ready_ ? zzd_ : squared_column_sums(Z_, D);
   arma::mat diag(n_rows(), m_);
   const arma::vec pdiag = P_ ? arma::vec(P_->diag()) : arma::vec(d_, arma::fill::ones);
   zz.each_col() += lambda_ * pdiag;

@@ -161,9 +161,23 @@ class LogisticObjective : public tron::Objective {
   // point set otherwise.
   arma::mat zzd_;
   bool zzd_ready_ = false;
-  // Scores of the last Evaluate: the trust-region method evaluates f at a trial
-  // point and then, if it accepts it, the gradient there; this saves that pass.
-  mutable arma::mat cached_theta_, cached_scores_;
+  // What one pass over Z gives at a point θ (point_pass): the data's loss, ZᵀG and the
+  // Hessian diagonal's Σ_i D_ik z_ij², 1ᵀG (the intercepts' gradient), and the
+  // weights that make θ the curvature point.
+  struct AtPoint {
+    arma::mat theta;
+    double loss = 0;
+    arma::mat zg, zzd;
+    arma::rowvec g_sum;
+    arma::mat prob;
+    arma::vec curv;
+  };
+  AtPoint point_pass(const arma::mat& theta) const;
+  void row_terms(arma::uword r0, arma::mat& S, arma::mat& G, arma::mat& D, arma::mat& prob, arma::vec& curv,
+                 double& loss) const;
+  // The last Evaluate's pass: the trust-region method evaluates f at a trial point
+  // and then, if it accepts it, the gradient there, which this holds already.
+  mutable AtPoint pending_;
 };
 
 class LogReg {
