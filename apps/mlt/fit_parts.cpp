@@ -267,7 +267,7 @@ io::Table FitParts::summary() const {
     t.source = path_;
     t.feature_names = shard_columns_;
     t.bytes = 0;
-    t.sha256.clear();
+    t.data_hash.clear();
     for (const std::string& shard : shards_) {
       struct stat st;
       if (::stat(shard.c_str(), &st) == 0) t.bytes += static_cast<std::uint64_t>(st.st_size);

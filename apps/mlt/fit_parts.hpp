@@ -70,7 +70,7 @@ class FitParts {
   };
   Totals totals() const;
   // The data's provenance for the model file (a table without its values): the
-  // whole input's alone, sha256 included; under ranks what one part knows.
+  // whole input's alone, data_hash included; under ranks what one part knows.
   io::Table summary() const;
   const std::string& path() const { return path_; }
   bool has_header() const { return csv_.header; }

@@ -33,7 +33,7 @@ void write_model(const std::string& path, io::ModelWriter& writer, const DataSch
   h["provenance"] = {{"mlt_version", MLT_VERSION},
                      {"command", command_line},
                      {"data_file", training.source},
-                     {"data_sha256", training.sha256},
+                     {"data_xxh128", training.data_hash},
                      {"data_bytes", training.bytes},
                      {"data_rows", training.n_rows()},
                      {"dropped_rows", training.dropped_rows}};

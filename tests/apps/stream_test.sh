@@ -17,9 +17,9 @@ run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --stream --chunk-size 1K -o 
 check "ridge --stream: ran (exit $rc)" test "$rc" -eq 0
 check "ridge --stream: many chunks" grep -qE "streamed 442 rows in [1-9][0-9] chunks" <<<"$err"
 check "ridge --stream 1K = in memory" same_ridge s1k.ridge mem.ridge
-check "ridge --stream: the same data_sha256 as in memory" test \
-  "$(model_json s1k.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_sha256"])')" = \
-  "$(model_json mem.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_sha256"])')"
+check "ridge --stream: the same data_xxh128 as in memory" test \
+  "$(model_json s1k.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_xxh128"])')" = \
+  "$(model_json mem.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_xxh128"])')"
 expect_status 0 "ridge --stream 100 bytes" "$MLT" ridge fit "$DATA/diabetes.csv" --stream --chunk-size 100 -o s100.ridge
 check "ridge --stream 100 bytes = in memory" same_ridge s100.ridge mem.ridge
 expect_status 0 "ridge --standardize --stream" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize --stream --chunk-size 2K -o sstd.ridge

@@ -60,7 +60,7 @@ void check_same(const Joined& got, const io::Table& want) {
   }
   CHECK(got.summary.feature_names == want.feature_names);
   CHECK(got.summary.bytes == want.bytes);
-  CHECK(got.summary.sha256 == want.sha256);
+  CHECK(got.summary.data_hash == want.data_hash);
   CHECK(got.summary.delimiter == want.delimiter);
   CHECK(got.summary.had_header == want.had_header);
 }

@@ -28,8 +28,9 @@
 //   stays near one copy of the matrix instead of two. (Transparent huge pages for
 //   the matrix were tried: on this project's virtual machine, clearing them cost
 //   more than the 4 KiB faults they save: 0.7-1.0 s of system time against 0.4 s.)
-// * SHA-256 of the input (the model's provenance) runs on a thread of its own over
-//   each window or buffer while it is parsed.
+// * The input's hash (io/data_hash.hpp, the model's provenance) runs on a thread of
+//   its own: over a file's own windows from the first byte to the last, or over a
+//   pipe's pieces as they are read ahead.
 // * Physical line numbers are counted as records are parsed (a quoted newline counts)
 //   so every message can name file:line:column.
 #include "mlt/io/csv.hpp"
@@ -58,7 +59,7 @@
 #include "mlt/core/parallel.hpp"
 #include "mlt/io/csv_number.hpp"
 #include "mlt/io/csv_scan.hpp"
-#include "mlt/io/sha256.hpp"
+#include "mlt/io/data_hash.hpp"
 
 namespace mlt::io {
 namespace {
@@ -869,7 +870,7 @@ struct CsvChunks::Impl {
       for (std::uint64_t at = origin; at < file_end && !stop_hashing; at += kHashWindow) {
         const std::size_t n = static_cast<std::size_t>(std::min(kHashWindow, file_end - at));
         const MappedWindow piece(src, at, n);
-        sha.update(piece.data(), n);
+        hash.update(piece.data(), n);
       }
     });
   }
@@ -894,7 +895,7 @@ struct CsvChunks::Impl {
   Source src;
   CsvOptions options;
   bool verbatim;
-  Sha256 sha;
+  DataHash hash;
   Table proto;  // the provenance fields every chunk carries
   Names header;
   Plan plan;
@@ -1213,7 +1214,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
   if (at_eof) {
     if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
     if (hashing.valid()) hashing.get();
-    digest = hashed ? sha.hex_digest() : std::string();
+    digest = hashed ? hash.hex_digest() : std::string();
     done = true;
     return true;
   }
@@ -1281,7 +1282,7 @@ std::size_t CsvChunks::Impl::take(char* to, std::size_t n) {
 void CsvChunks::Impl::read_ahead(int k) {
   ahead = std::async(std::launch::async, [this, k] {
     const std::size_t n = src.read(pieces[k].get(), piece_size);
-    sha.update(pieces[k].get(), n);
+    hash.update(pieces[k].get(), n);
     return n;
   });
 }
@@ -1478,7 +1479,7 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   if (n == 0) raise_no_rows(table.source, dropped, options.header);
   reader.assemble(blocks, table);
   table.bytes = reader.total_bytes;
-  table.sha256 = reader.digest;
+  table.data_hash = reader.digest;
   return table;
 }
 
@@ -1521,8 +1522,8 @@ std::uint64_t CsvChunks::rows() const { return impl_->rows; }
 std::uint64_t CsvChunks::dropped_rows() const { return impl_->dropped; }
 std::uint64_t CsvChunks::bytes() const { return impl_->total_bytes; }
 
-std::string CsvChunks::sha256() const {
-  if (!impl_->done) throw Error("internal: CsvChunks::sha256 before the end of the input", kExitSoftware);
+std::string CsvChunks::data_hash() const {
+  if (!impl_->done) throw Error("internal: CsvChunks::data_hash before the end of the input", kExitSoftware);
   return impl_->digest;
 }
 
@@ -1530,7 +1531,7 @@ Table CsvChunks::summary() const {
   Table t = impl_->proto;
   t.bytes = impl_->total_bytes;
   t.dropped_rows = impl_->dropped;
-  if (impl_->done) t.sha256 = sha256();
+  if (impl_->done) t.data_hash = data_hash();
   return t;
 }
 

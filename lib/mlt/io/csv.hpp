@@ -93,7 +93,7 @@ struct Table {
   bool had_header = true;
   char delimiter = ',';              // as given or detected
   std::uint64_t bytes = 0;           // size of the input
-  std::string sha256;                // of the input's bytes, hex
+  std::string data_hash;             // of the input's bytes: io/data_hash.hpp, hex
 
   std::size_t n_rows() const { return X.n_rows; }
   // The column named `name` among `text` (throws if it was not requested).

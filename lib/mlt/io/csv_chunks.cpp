@@ -275,7 +275,7 @@ Table CsvRangeChunks::summary() const {
   Table t = reader_ ? reader_->summary() : summary_;
   t.source = path_;
   t.bytes = file_size_;
-  t.sha256.clear();
+  t.data_hash.clear();
   t.dropped_rows = static_cast<std::size_t>(dropped_rows());
   return t;
 }

@@ -58,7 +58,7 @@ class CsvChunks {
   // read_csv throws for an unopenable file, a bad header or a bad column reference.
   // chunk_bytes >= 1: the input buffer (a test may make it tiny to force many chunks).
   // part: only that part of the file (a regular file: IoError otherwise); its input
-  // is not hashed (sha256() is then empty: the hash of a file needs all its bytes).
+  // is not hashed (data_hash() is then empty: the hash of a file needs all its bytes).
   CsvChunks(const std::string& path, const CsvOptions& options, const ColumnSelection& columns,
             std::size_t chunk_bytes = kDefaultChunkBytes, const FilePart* part = nullptr);
   ~CsvChunks();
@@ -68,7 +68,7 @@ class CsvChunks {
   // The next rows (at least one) into `chunk`: X, text, lines (of the whole input),
   // dropped_rows (since the previous chunk; rows dropped after the last chunk are
   // counted in dropped_rows() and summary() only), and the file's source, feature_names, had_header and
-  // delimiter. False at the end of the input; then bytes() and sha256() are final.
+  // delimiter. False at the end of the input; then bytes() and data_hash() are final.
   // Throws DataError as read_csv does (file:line:column), including "no data rows"
   // at the end of an input that had none.
   bool next(Table& chunk);
@@ -78,9 +78,9 @@ class CsvChunks {
   std::uint64_t rows() const;          // rows returned so far
   std::uint64_t dropped_rows() const;  // rows dropped so far under MissingPolicy::drop
   std::uint64_t bytes() const;         // input bytes read so far
-  std::string sha256() const;          // of the whole input, once next() returned false
+  std::string data_hash() const;       // of the whole input (io/data_hash.hpp), once next() returned false
   // The provenance fields of a Table of the whole input, without its rows: what a
-  // model file records (source, names, header, delimiter, bytes, sha256).
+  // model file records (source, names, header, delimiter, bytes, data_hash).
   Table summary() const;
 
  private:
@@ -155,7 +155,7 @@ class CsvRangeChunks {
   std::uint64_t dropped_rows() const;  // rows dropped so far under MissingPolicy::drop
   bool finished() const { return done_; }  // next() has returned false
   // The provenance of the whole file, but for what one part cannot know: source,
-  // names, header, delimiter and the file's size; sha256 empty (the hash of the
+  // names, header, delimiter and the file's size; data_hash empty (the hash of the
   // whole file needs one reader of every byte); dropped_rows this part's.
   Table summary() const;
 

@@ -1,5 +1,5 @@
-// SHA-256 through OpenSSL's libcrypto: of a model file's body (its checksum) and of
-// a CSV input as it streams past (the data's fingerprint in a model's provenance).
+// SHA-256 through OpenSSL's libcrypto: of a model file's body (its checksum). (The data's
+// fingerprint in a model's provenance is io/data_hash.hpp's, for speed.)
 #pragma once
 
 #include <cstddef>

@@ -17,7 +17,7 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/io/csv_chunks.hpp"
 #include "mlt/io/number_format.hpp"
-#include "mlt/io/sha256.hpp"
+#include "mlt/io/data_hash.hpp"
 
 using mlt::io::ColumnSelection;
 using mlt::io::CsvOptions;
@@ -275,7 +275,7 @@ TEST_CASE("standard input from a pipe: the same rows, the next buffer read ahead
       CHECK_FALSE(mlt::io::detail::last_read_placed_rows());
       check_table(t, w);
       CHECK(t.bytes == w.csv.size());
-      CHECK(t.sha256 == mlt::io::sha256_hex(w.csv));
+      CHECK(t.data_hash == mlt::io::data_hash_hex(w.csv));
     }
   }
 }
@@ -312,7 +312,7 @@ TEST_CASE("a record longer than the buffer: the mapped window and the pipe's buf
     CHECK(chunk_rows.size() > 10);  // the buffers were many, not one grown to the file
     all.X = arma::mat(values.data(), 3, values.size() / 3).t();
     check_table(all, w);
-    CHECK(chunks.sha256() == mlt::io::sha256_hex(w.csv));
+    CHECK(chunks.data_hash() == mlt::io::data_hash_hex(w.csv));
     CHECK(chunks.bytes() == w.csv.size());
     return chunk_rows;
   };
