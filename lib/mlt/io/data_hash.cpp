@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include "mlt/core/error.hpp"
+#include "mlt/io/hex.hpp"
 
 namespace mlt::io {
 
@@ -20,13 +21,7 @@ void DataHash::update(const char* data, std::size_t n) { XXH3_128bits_update(sta
 std::string DataHash::hex_digest() const {
   XXH128_canonical_t canonical;
   XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(state_));
-  static const char digits[] = "0123456789abcdef";
-  std::string s(2 * sizeof canonical.digest, '0');
-  for (std::size_t i = 0; i < sizeof canonical.digest; ++i) {
-    s[2 * i] = digits[canonical.digest[i] >> 4];
-    s[2 * i + 1] = digits[canonical.digest[i] & 15];
-  }
-  return s;
+  return lowercase_hex(canonical.digest, sizeof canonical.digest);
 }
 
 std::string data_hash_hex(std::string_view data) {

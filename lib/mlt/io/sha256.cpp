@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include "mlt/core/error.hpp"
+#include "mlt/io/hex.hpp"
 
 namespace mlt::io {
 
@@ -21,13 +22,7 @@ std::string Sha256::hex_digest() {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx_, md, &len);
-  static const char digits[] = "0123456789abcdef";
-  std::string s(2 * len, '0');
-  for (unsigned i = 0; i < len; ++i) {
-    s[2 * i] = digits[md[i] >> 4];
-    s[2 * i + 1] = digits[md[i] & 15];
-  }
-  return s;
+  return lowercase_hex(md, len);
 }
 
 std::string sha256_hex(std::string_view data) {
