@@ -112,31 +112,6 @@ void column_sums(const double* z, const double* a, const double* b, arma::uword 
   zzb = lanes::lane_sum(sb);
 }
 
-// (Z ∘ Z)ᵀ B for B n x m: the Hessian diagonal's data term at a curvature point set
-// without a gradient pass (point_pass forms it otherwise). By the blocks of rows of
-// RowBlocks, whose rows of B stay in the core's cache for all d columns; the parts'
-// sums are added in part order, so the bits do not depend on --threads.
-arma::mat squared_column_sums(const arma::mat& Z, const arma::mat& B) {
-  const arma::uword n = Z.n_rows, d = Z.n_cols, m = B.n_cols;
-  const RowBlocks blocks(n, d, static_cast<double>(d * m));
-  std::vector<arma::mat> parts(blocks.n_parts);
-  const auto run_part = [&](std::size_t k) {
-    parts[k].zeros(d, m);
-    for (arma::uword b = blocks.first_block(k); b < blocks.first_block(k + 1); ++b) {
-      const arma::uword r0 = blocks.first_row(b), rows = blocks.rows(b);
-      for (arma::uword j = 0; j < d; ++j)
-        for (arma::uword c = 0; c < m; ++c) {
-          double sum = 0;
-          column_sums(Z.colptr(j) + r0, nullptr, B.colptr(c) + r0, rows, nullptr, sum);
-          parts[k](j, c) += sum;
-        }
-    }
-  };
-  parallel_for(blocks.n_parts, run_part, workers_for(Z.n_elem));
-  for (std::size_t k = 1; k < blocks.n_parts; ++k) parts[0] += parts[k];
-  return parts[0];
-}
-
 // σ(s) = 1 / (1 + e^{-s}) without overflow for either sign.
 inline double sigmoid(double s) {
   if (s >= 0) return 1.0 / (1.0 + std::exp(-s));
@@ -250,7 +225,7 @@ LogisticObjective::AtPoint LogisticObjective::point_pass(const arma::mat& theta)
   // second read of Z. The parts run on the threads, BLAS single-threaded, and their
   // sums are added in part order: the bits do not depend on --threads.
   const arma::uword n = Z_.n_rows, m = m_;
-  const RowBlocks blocks(n, d_, static_cast<double>(2 * d_ * m + m + 1));
+  const RowBlocks blocks(n, d_, static_cast<double>(2 * n_rows() * m + 1));
   const arma::mat W = theta.rows(0, d_ - 1);
   AtPoint at;
   at.theta = theta;
@@ -258,15 +233,13 @@ LogisticObjective::AtPoint LogisticObjective::point_pass(const arma::mat& theta)
   at.curv.set_size(m == 1 ? n : 0);
   struct Part {
     double loss = 0;
-    arma::mat zg, zzd;
-    arma::rowvec g_sum;
+    arma::mat gradient, diagonal;
   };
   std::vector<Part> parts(blocks.n_parts);
   const auto run_part = [&](std::size_t k) {
     Part& part = parts[k];
-    part.zg.zeros(d_, m);
-    part.zzd.zeros(d_, m);
-    part.g_sum.zeros(m);
+    part.gradient.zeros(n_rows(), m);
+    part.diagonal.zeros(n_rows(), m);
     arma::mat S, G, D;
     for (arma::uword b = blocks.first_block(k); b < blocks.first_block(k + 1); ++b) {
       const arma::uword r0 = blocks.first_row(b), rows = blocks.rows(b);
@@ -279,22 +252,23 @@ LogisticObjective::AtPoint LogisticObjective::point_pass(const arma::mat& theta)
         for (arma::uword c = 0; c < m; ++c) {
           double za = 0, zzb = 0;
           column_sums(Zb + j * n, G.colptr(c), D.colptr(c), rows, &za, zzb);
-          part.zg(j, c) += za;
-          part.zzd(j, c) += zzb;
+          part.gradient(j, c) += za;
+          part.diagonal(j, c) += zzb;
         }
-      if (intercept_) part.g_sum += arma::sum(G, 0);
+      if (intercept_) {
+        part.gradient.row(d_) += arma::sum(G, 0);
+        part.diagonal.row(d_) += arma::sum(D, 0);
+      }
     }
   };
   parallel_for(blocks.n_parts, run_part, workers_for(Z_.n_elem));
-  at.zg = std::move(parts[0].zg);
-  at.zzd = std::move(parts[0].zzd);
-  at.g_sum = std::move(parts[0].g_sum);
   at.loss = parts[0].loss;
+  at.gradient = std::move(parts[0].gradient);
+  at.diagonal = std::move(parts[0].diagonal);
   for (std::size_t k = 1; k < blocks.n_parts; ++k) {
     at.loss += parts[k].loss;
-    at.zg += parts[k].zg;
-    at.zzd += parts[k].zzd;
-    at.g_sum += parts[k].g_sum;
+    at.gradient += parts[k].gradient;
+    at.diagonal += parts[k].diagonal;
   }
   return at;
 }
@@ -311,13 +285,11 @@ double LogisticObjective::EvaluateWithGradient(const arma::mat& theta, arma::mat
   pending_ = AtPoint();
   prob_ = std::move(at.prob);
   curv_ = std::move(at.curv);
-  zzd_ = std::move(at.zzd);
-  zzd_ready_ = true;
+  diagonal_ = std::move(at.diagonal);
   const arma::mat W = theta.rows(0, d_ - 1);
   const arma::mat PW = penalty_times(W);
-  gradient.set_size(n_rows(), m_);
-  gradient.rows(0, d_ - 1) = at.zg + lambda_ * PW;
-  if (intercept_) gradient.row(d_) = at.g_sum;
+  gradient = std::move(at.gradient);
+  gradient.rows(0, d_ - 1) += lambda_ * PW;
   return at.loss + 0.5 * lambda_ * arma::accu(W % PW);
 }
 
@@ -329,7 +301,7 @@ void LogisticObjective::SetCurvaturePoint(const arma::mat& theta) {
   double loss = 0;
   row_terms(0, S, G, D, prob_, curv_, loss);
   pending_ = AtPoint();
-  zzd_ready_ = false;
+  diagonal_.reset();
 }
 
 void LogisticObjective::Gradient(const arma::mat& theta, arma::mat& gradient) {
@@ -383,23 +355,13 @@ void LogisticObjective::HessianVector(const arma::mat& v, arma::mat& hv) const {
   if (intercept_) hv.row(d_) = rs[0];
 }
 
-arma::mat LogisticObjective::curvature_diagonal() const {
-  if (m_ == 1) return curv_;
-  arma::mat D = prob_ % (1.0 - prob_);
-  D.each_col() %= c_;
-  return D;
-}
-
 arma::mat LogisticObjective::HessianDiagonal() const {
-  const arma::mat D = curvature_diagonal();  // n x m: the diagonal of each sample's block
-  // Σ_i D_ik z_ij²: from EvaluateWithGradient's read of Z at this curvature point, or
-  // (a curvature point set without a gradient) read now.
-  arma::mat zz = zzd_ready_ ? zzd_ : squared_column_sums(Z_, D);
-  arma::mat diag(n_rows(), m_);
+  if (diagonal_.is_empty())
+    throw Error("internal: LogisticObjective::HessianDiagonal without a gradient at the curvature point",
+                kExitSoftware);
+  arma::mat diag = diagonal_;
   const arma::vec pdiag = P_ ? arma::vec(P_->diag()) : arma::vec(d_, arma::fill::ones);
-  zz.each_col() += lambda_ * pdiag;
-  diag.rows(0, d_ - 1) = zz;
-  if (intercept_) diag.row(d_) = arma::sum(D, 0);
+  diag.rows(0, d_ - 1).each_col() += lambda_ * pdiag;
   return diag;
 }
 

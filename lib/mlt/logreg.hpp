@@ -133,11 +133,13 @@ class LogisticObjective : public tron::Objective {
   void SetCurvature(Curvature c) {
     prob_ = std::move(c.prob);
     curv_ = std::move(c.curv);
-    zzd_ready_ = false;
+    diagonal_.reset();
   }
   // H v at the last EvaluateWithGradient point; v and hv have θ's shape.
   void HessianVector(const arma::mat& v, arma::mat& hv) const override;
-  // diag(H) at the same point, θ's shape (for the CG preconditioner).
+  // diag(H) at the last EvaluateWithGradient point, θ's shape (for the CG
+  // preconditioner): formed in that gradient's pass, so not after a curvature point
+  // set otherwise (an internal error).
   arma::mat HessianDiagonal() const override;
 
   // Scores S = Z W + 1 bᵀ: n x m.
@@ -145,7 +147,6 @@ class LogisticObjective : public tron::Objective {
 
  private:
   arma::mat penalty_times(const arma::mat& W) const;  // P W
-  arma::mat curvature_diagonal() const;                // n x m: each sample's block's diagonal
 
   const arma::mat& Z_;
   const Labels& y_;
@@ -156,19 +157,17 @@ class LogisticObjective : public tron::Objective {
   bool intercept_;
   arma::mat prob_;  // n x m at the curvature point: σ(s) (binary) or softmax rows
   arma::vec curv_;  // binary: c_i σ(s_i) σ(-s_i), the Hessian's weights, without cancellation
-  // Σ_i D_ik z_ij² at the curvature point (the Hessian diagonal's data term), formed
-  // by EvaluateWithGradient in the same read of Z as ZᵀG; not ready after a curvature
-  // point set otherwise.
-  arma::mat zzd_;
-  bool zzd_ready_ = false;
-  // What one pass over Z gives at a point θ (point_pass): the data's loss, ZᵀG and the
-  // Hessian diagonal's Σ_i D_ik z_ij², 1ᵀG (the intercepts' gradient), and the
-  // weights that make θ the curvature point.
+  // The Hessian diagonal's data term at the curvature point, θ's shape: Σ_i D_ik z_ij²
+  // and, for the intercepts, Σ_i D_ik (D: each row's block's diagonal). Empty when the
+  // curvature point was set without a gradient pass.
+  arma::mat diagonal_;
+  // What one pass over Z gives at a point θ (point_pass), each in θ's shape where it
+  // is a matrix: the data's loss, its gradient (ZᵀG, and 1ᵀG for the intercepts), the
+  // Hessian diagonal's data term, and the weights that make θ the curvature point.
   struct AtPoint {
     arma::mat theta;
     double loss = 0;
-    arma::mat zg, zzd;
-    arma::rowvec g_sum;
+    arma::mat gradient, diagonal;
     arma::mat prob;
     arma::vec curv;
   };

@@ -337,6 +337,9 @@ TEST_CASE("logistic objective over many blocks of rows: f, gradient and diagonal
     CHECK(arma::all(arma::vectorise(g1 == g)));
     f2.EvaluateWithGradient(theta + 1, g2);  // another point: a pass of its own
     CHECK(arma::any(arma::vectorise(g2 != g)));
+    // The diagonal comes from a gradient's pass: none at a point set without one.
+    f2.SetCurvaturePoint(theta);
+    CHECK_THROWS_AS(f2.HessianDiagonal(), mlt::Error);
   }
 }
 
