@@ -28,8 +28,8 @@
 //   stays near one copy of the matrix instead of two. (Transparent huge pages for
 //   the matrix were tried: on this project's virtual machine, clearing them cost
 //   more than the 4 KiB faults they save: 0.7-1.0 s of system time against 0.4 s.)
-// * The input's hash (io/data_hash.hpp, the model's provenance) runs on a thread of
-//   its own: over a file's own windows from the first byte to the last, or over a
+// * The input's hash (io/data_hash.hpp, the model's provenance) reads a file's bytes
+//   in the windows the parse maps (one more task beside the window's ranges), or a
 //   pipe's pieces as they are read ahead.
 // * Physical line numbers are counted as records are parsed (a quoted newline counts)
 //   so every message can name file:line:column.
@@ -43,7 +43,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -857,29 +856,23 @@ struct CsvChunks::Impl {
   // After place_rows and the parse: moves the n rows kept down over the gaps, in place,
   // and makes X n x n_features.
   void close_gaps(arma::mat& X, std::size_t n) const;
-  // An error in the parse need not wait for the hash of the rest of the file.
-  ~Impl() { stop_hashing = true; }
-  // A mapped file's checksum, on a thread of its own from the first byte to the
-  // last, through windows of its own: it never waits for the parse nor the parse for
-  // it until the end, and the scheduler shares the two cores among it and the
-  // parse's threads (a hash per parse window, waited for before the next, left a
-  // core idle at each window's end).
-  void hash_file() {
-    hashing = std::async(std::launch::async, [this] {
-      constexpr std::uint64_t kHashWindow = std::uint64_t{4} << 20;
-      for (std::uint64_t at = origin; at < file_end && !stop_hashing; at += kHashWindow) {
-        const std::size_t n = static_cast<std::size_t>(std::min(kHashWindow, file_end - at));
-        const MappedWindow piece(src, at, n);
-        hash.update(piece.data(), n);
-      }
-    });
+  // A mapped file's checksum, over the windows the parse maps anyway: the bytes of
+  // the current window not hashed yet (windows overlap by an unfinished record).
+  // Run as one more task of the window's parallel parse, so neither core waits. (A
+  // thread of its own through windows of its own mapped every page of the file once
+  // more: reading the benchmark's 427 MB took 8 % longer.)
+  void hash_window() {
+    const std::uint64_t window_from = origin + bytes_before, window_to = window_from + len;
+    if (hashed_to < window_from) throw Error("internal: the data hash skipped bytes", kExitSoftware);
+    if (hashed_to < window_to) hash.update(data + (hashed_to - window_from), window_to - hashed_to);
+    hashed_to = std::max(hashed_to, window_to);
   }
   // Lets the bytes before data + keep go (parsed), keeps the rest at the start and
   // brings the next ones in behind them, up to `capacity` bytes in all (doubled
   // first when what is kept fills it: a record longer than the buffer, or a header).
   // A file's window and a pipe's buffer thus hold the same bytes, and CsvChunks
   // returns the same chunks either way. (A pipe's bytes are hashed as they are read
-  // ahead, a file's by hash_file.)
+  // ahead, a file's by hash_window.)
   void refill(std::size_t keep);
   // Read mode: copies the next n bytes of the input to `to` from the pieces read
   // ahead, waiting for the one in flight when they run out and starting the next
@@ -941,12 +934,11 @@ struct CsvChunks::Impl {
   std::uint64_t data_from = 0;
   std::vector<std::uint64_t> feeds_before;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // first row, rows
-  // The checksum of a mapped file (hash_file), and in read mode the next piece read
-  // ahead and hashed (declared after the buffers: their destructors wait, before
-  // those go away). An error in the parse thus waits for the read ahead (one piece
-  // more, or the end of the input) and for the hash's current window.
-  std::atomic<bool> stop_hashing{false};
-  std::future<void> hashing;
+  // Mapped and hashed: the file offset up to which the windows were hashed.
+  std::uint64_t hashed_to = 0;
+  // Read mode: the next piece read ahead and hashed (declared after the buffers: its
+  // destructor waits, before those go away). An error in the parse thus waits for
+  // the read ahead: one piece more, or the end of the input.
   std::future<std::size_t> ahead;
 };
 
@@ -988,7 +980,7 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
     for (auto& piece : pieces) piece.reset(new char[piece_size]);
     read_ahead(0);
   }
-  if (mapped && hashed) hash_file();
+  hashed_to = origin;
   if (mapped || !part) {
     refill(0);
   } else {  // a part of nothing: an empty file
@@ -1176,8 +1168,18 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
         errors[r] = err;
       }
     };
+    // Task 0 hashes the window (when it is hashed here), the others parse a range each.
+    const std::size_t first_range = mapped && hashed;
     try {
-      parallel_for(n_ranges, work, n_threads);
+      parallel_for(
+          first_range + n_ranges,
+          [&](std::size_t t) {
+            if (t < first_range)
+              hash_window();
+            else
+              work(t - first_range);
+          },
+          n_threads);
     } catch (const InputChanged&) {
       raise_changed();
     }
@@ -1191,6 +1193,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     next_row += lines_here;
     stop = limit;
   } else {
+    if (mapped && hashed) hash_window();
     RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
     parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - data));
     Block block;
@@ -1213,7 +1216,8 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
   }
   if (at_eof) {
     if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
-    if (hashing.valid()) hashing.get();
+    if (mapped && hashed && hashed_to != file_end)
+      throw Error("internal: the data hash did not reach the end of the file", kExitSoftware);
     digest = hashed ? hash.hex_digest() : std::string();
     done = true;
     return true;
