@@ -21,15 +21,16 @@
 //   the read), sizes the matrix, and each range writes its rows straight into it at
 //   the row of its first line: one write per value, each page of the matrix touched
 //   once, no second copy. Blank lines and dropped rows leave gaps, closed in place
-//   at the end.
+//   at the end. The ranges (4 MiB) map their own bytes and are handed to the
+//   threads from one queue for the whole file: no thread waits at a window's end.
 // * Otherwise (a pipe, quotes, lone CRs, CsvChunks) each range's values are written
 //   once, column-major, into a block sized by the range's line ends; the blocks are
 //   copied into the final matrix by both cores and freed one by one, so the peak
 //   stays near one copy of the matrix instead of two. (Transparent huge pages for
 //   the matrix were tried: on this project's virtual machine, clearing them cost
 //   more than the 4 KiB faults they save: 0.7-1.0 s of system time against 0.4 s.)
-// * The input's hash (io/data_hash.hpp, the model's provenance) reads a file's bytes
-//   in the windows the parse maps (one more task beside the window's ranges), or a
+// * The input's hash (io/data_hash.hpp, the model's provenance) runs on a thread of
+//   its own: over a file's own windows from the first byte to the last, or over a
 //   pipe's pieces as they are read ahead.
 // * Physical line numbers are counted as records are parsed (a quoted newline counts)
 //   so every message can name file:line:column.
@@ -43,6 +44,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -69,10 +71,13 @@ constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;
 constexpr std::size_t kMaxColumns = std::size_t{1} << 20;
 constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
 constexpr unsigned kRangesPerThread = 4;
-// place_rows keeps the line feeds before every kGrain bytes of the data, so that the
-// parse finds the row of a line by counting at most that many bytes (kChunkBytes is a
-// multiple of it).
+// place_rows keeps the line feeds before every kGrain bytes of the data, so that a
+// range of parse_placed starting there knows the row of its first line.
 constexpr std::uint64_t kGrain = std::uint64_t{1} << 20;
+// The bytes each task of CsvChunks::Impl::parse_placed maps and parses (a multiple of
+// kGrain, so that its rows start from a line feed count): ~100 tasks for the
+// benchmark's 427 MB, so the two threads end together.
+constexpr std::uint64_t kPlacedRangeBytes = 4 * kGrain;
 
 // The granule of mmap's offsets and of madvise's ranges.
 std::uint64_t page_bytes() {
@@ -831,48 +836,46 @@ struct CsvChunks::Impl {
     block.first_row = row;
     block.capacity = bound;
   }
-  // Under place_rows: the row of the line that starts at q (the line feeds between
-  // the first data line and q), q in [data + start, data + len]: from the table of
-  // place_rows and a count of at most kGrain bytes, or from next_row, the row at
-  // data + start, when no multiple of kGrain lies between.
-  std::uint64_t row_at(const char* q) const {
-    const char* b = data + start;
-    const std::uint64_t at = origin + bytes_before + static_cast<std::uint64_t>(q - data);
-    const std::uint64_t g = (at - data_from) / kGrain;
-    const std::uint64_t grain = data_from + g * kGrain;
-    if (g >= feeds_before.size() || grain < origin + bytes_before + static_cast<std::uint64_t>(b - data))
-      return next_row + detail::count_line_feeds(b, q);
-    return feeds_before[g] + detail::count_line_feeds(data + (grain - origin - bytes_before), q);
-  }
-  // For read_csv on a regular file: counts the line feeds after the header (a pass of
-  // pread, vector compares, both cores) and, when every record is then one line (no
+  // For read_csv on a regular file: counts the line feeds after the header (a pass
+  // over mapped windows, vector compares, both cores) and, when every record is then one line (no
   // quote, no carriage return but in CRLF), sizes X for that many rows, so that the
   // parse writes each row where it belongs: no blocks, no copy, each page of the
   // matrix touched once. Line i after the header is row i; blank lines and dropped
   // rows leave gaps, closed in place at the end. The count of each kGrain bytes is
-  // kept (feeds_before), so the parse need not count the lines again (row_at).
+  // kept (feeds_before): each range of parse_placed starts from it.
   // False (X untouched) otherwise.
   bool place_rows(arma::mat& X);
+  // After place_rows: parses the whole file's data lines into the matrix in one
+  // parallel loop over ranges of kPlacedRangeBytes, each mapping its own bytes; no
+  // window is shared, so no thread waits for another between windows. Appends a
+  // block per range, in file order.
+  void parse_placed(std::vector<Block>& blocks);
   // After place_rows and the parse: moves the n rows kept down over the gaps, in place,
   // and makes X n x n_features.
   void close_gaps(arma::mat& X, std::size_t n) const;
-  // A mapped file's checksum, over the windows the parse maps anyway: the bytes of
-  // the current window not hashed yet (windows overlap by an unfinished record).
-  // Run as one more task of the window's parallel parse, so neither core waits. (A
-  // thread of its own through windows of its own mapped every page of the file once
-  // more: reading the benchmark's 427 MB took 8 % longer.)
-  void hash_window() {
-    const std::uint64_t window_from = origin + bytes_before, window_to = window_from + len;
-    if (hashed_to < window_from) throw Error("internal: the data hash skipped bytes", kExitSoftware);
-    if (hashed_to < window_to) hash.update(data + (hashed_to - window_from), window_to - hashed_to);
-    hashed_to = std::max(hashed_to, window_to);
+  // An error in the parse need not wait for the hash of the rest of the file.
+  ~Impl() { stop_hashing = true; }
+  // A mapped file's checksum, on a thread of its own from the first byte to the
+  // last, through windows of its own: it never waits for the parse nor the parse for
+  // it until the end, and the scheduler shares the two cores among it and the
+  // parse's threads (a hash per parse window, waited for before the next, left a
+  // core idle at each window's end).
+  void hash_file() {
+    hashing = std::async(std::launch::async, [this] {
+      constexpr std::uint64_t kHashWindow = std::uint64_t{4} << 20;
+      for (std::uint64_t at = origin; at < file_end && !stop_hashing; at += kHashWindow) {
+        const std::size_t n = static_cast<std::size_t>(std::min(kHashWindow, file_end - at));
+        const MappedWindow piece(src, at, n);
+        hash.update(piece.data(), n);
+      }
+    });
   }
   // Lets the bytes before data + keep go (parsed), keeps the rest at the start and
   // brings the next ones in behind them, up to `capacity` bytes in all (doubled
   // first when what is kept fills it: a record longer than the buffer, or a header).
   // A file's window and a pipe's buffer thus hold the same bytes, and CsvChunks
   // returns the same chunks either way. (A pipe's bytes are hashed as they are read
-  // ahead, a file's by hash_window.)
+  // ahead, a file's by hash_file.)
   void refill(std::size_t keep);
   // Read mode: copies the next n bytes of the input to `to` from the pieces read
   // ahead, waiting for the one in flight when they run out and starting the next
@@ -927,18 +930,18 @@ struct CsvChunks::Impl {
   // the row of the next buffer's first line, and where each range's rows went.
   double* placed = nullptr;
   std::uint64_t placed_rows = 0;
-  std::uint64_t next_row = 0;
   // Under place_rows: the file offset of the first data line, and the line feeds
   // from there to each multiple of kGrain bytes after it (feeds_before[g] for
   // [data_from, data_from + g kGrain)).
   std::uint64_t data_from = 0;
   std::vector<std::uint64_t> feeds_before;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // first row, rows
-  // Mapped and hashed: the file offset up to which the windows were hashed.
-  std::uint64_t hashed_to = 0;
-  // Read mode: the next piece read ahead and hashed (declared after the buffers: its
-  // destructor waits, before those go away). An error in the parse thus waits for
-  // the read ahead: one piece more, or the end of the input.
+  // The checksum of a mapped file (hash_file), and in read mode the next piece read
+  // ahead and hashed (declared after the buffers: their destructors wait, before
+  // those go away). An error in the parse thus waits for the read ahead (one piece
+  // more, or the end of the input) and for the hash's current window.
+  std::atomic<bool> stop_hashing{false};
+  std::future<void> hashing;
   std::future<std::size_t> ahead;
 };
 
@@ -980,7 +983,7 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
     for (auto& piece : pieces) piece.reset(new char[piece_size]);
     read_ahead(0);
   }
-  hashed_to = origin;
+  if (mapped && hashed) hash_file();
   if (mapped || !part) {
     refill(0);
   } else {  // a part of nothing: an empty file
@@ -1105,8 +1108,7 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
   const std::string& source = src.name();
   const char* b = data + start;
   const char* e = data + len;
-  // Placed rows come from a file whose quotes were counted: none.
-  const bool has_quote = !placed && std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
+  const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
   const char* stop = b;
   // Parallel ranges take complete lines only: up to the last '\n' unless the input
   // has ended. A chunk without any '\n' (lone CR line ends) goes the sequential
@@ -1126,11 +1128,6 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     std::vector<const char*> cuts{b};
     for (unsigned t = 1; t < n_parts; ++t) {
       const char* guess = b + (limit - b) * t / n_parts;
-      if (placed) {  // moved on to a multiple of kGrain: row_at then counts one line
-        const std::uint64_t at = origin + bytes_before + static_cast<std::uint64_t>(guess - data);
-        const std::uint64_t up = data_from + (at - data_from + kGrain - 1) / kGrain * kGrain;
-        guess = up - at < static_cast<std::uint64_t>(limit - guess) ? guess + (up - at) : limit;
-      }
       const char* nl = static_cast<const char*>(std::memchr(guess, '\n', static_cast<std::size_t>(limit - guess)));
       cuts.push_back(nl ? nl + 1 : limit);
     }
@@ -1138,21 +1135,6 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
     const std::size_t n_ranges = cuts.size() - 1;
     std::vector<Block> part(n_ranges);
     std::vector<std::optional<RangeError>> errors(n_ranges);
-    std::uint64_t lines_here = 0;
-    if (placed) {
-      // The ranges' rows from the line feeds place_rows counted: the file's bytes are
-      // counted once, but for a line after each cut and the bytes after the last
-      // multiple of kGrain in the window. (A file changed since is caught where a
-      // range holds more lines than that: target_rows and the parse.)
-      std::uint64_t row = next_row;
-      for (std::size_t r = 0; r < n_ranges; ++r) {
-        const std::uint64_t next = row_at(cuts[r + 1]);
-        if (next < row) raise_changed();
-        target_rows(part[r], cuts[r], cuts[r + 1], row, next - row);
-        row = next;
-      }
-      lines_here = row - next_row;
-    }
     auto work = [&](std::size_t r) {
       RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
       // Only the first range knows its line before the others are counted; the rest
@@ -1168,56 +1150,30 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
         errors[r] = err;
       }
     };
-    // Task 0 hashes the window (when it is hashed here), the others parse a range each.
-    const std::size_t first_range = mapped && hashed;
-    try {
-      parallel_for(
-          first_range + n_ranges,
-          [&](std::size_t t) {
-            if (t < first_range)
-              hash_window();
-            else
-              work(t - first_range);
-          },
-          n_threads);
-    } catch (const InputChanged&) {
-      raise_changed();
-    }
+    parallel_for(n_ranges, work, n_threads);
     for (std::size_t r = 0; r < n_ranges; ++r) {
       if (errors[r]) raise_at(source, line_no + errors[r]->line, *errors[r]);
       for (auto& l : part[r].lines) l += line_no;
       line_no += part[r].line_count;
-      if (placed) segments.emplace_back(part[r].first_row, part[r].rows);
       blocks.push_back(std::move(part[r]));
     }
-    next_row += lines_here;
     stop = limit;
   } else {
-    if (mapped && hashed) hash_window();
     RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
     parser.set_position(line_no, bytes_before + static_cast<std::uint64_t>(b - data));
     Block block;
-    if (placed) target_rows(block, b, e, next_row, row_at(e) - next_row);
     try {
       stop = parser.parse(b, e, at_eof, block);
     } catch (const RangeError& err) {
       raise_at(source, line_no + err.line, err);
-    } catch (const InputChanged&) {
-      raise_changed();
     }
     for (auto& l : block.lines) l += line_no;
     line_no += block.line_count;
-    if (placed) {
-      segments.emplace_back(block.first_row, block.rows);
-      // Those of [b, stop): the unfinished record after stop, if any, is short.
-      next_row = row_at(stop);
-    }
     blocks.push_back(std::move(block));
   }
   if (at_eof) {
     if (stop != e) throw Error("internal: CSV parser stopped early", kExitSoftware);
-    if (mapped && hashed && hashed_to != file_end)
-      throw Error("internal: the data hash did not reach the end of the file", kExitSoftware);
+    if (hashing.valid()) hashing.get();
     digest = hashed ? hash.hex_digest() : std::string();
     done = true;
     return true;
@@ -1423,6 +1379,83 @@ bool CsvChunks::Impl::place_rows(arma::mat& X) {
   return true;
 }
 
+void CsvChunks::Impl::parse_placed(std::vector<Block>& blocks) {
+  const std::string& source = src.name();
+  window = MappedWindow();  // the header's window: the ranges map their own bytes
+  const std::uint64_t data_end = file_end;
+  const std::uint64_t n_ranges = (data_end - data_from + kPlacedRangeBytes - 1) / kPlacedRangeBytes;
+  // Line feeds in [data_from, at) for `at` a multiple of kGrain after data_from, or the end.
+  const auto feeds_to = [&](std::uint64_t at) {
+    return at >= data_end ? feeds_before.back() : feeds_before[(at - data_from) / kGrain];
+  };
+  std::vector<Block> part(n_ranges);
+  std::vector<std::uint64_t> first_line(n_ranges, 0);  // of each range, counted from data_from's
+  // Range r owns the lines that start in [rb, re): from the first line start at or
+  // after rb (after the first line feed at or after rb - 1) up to the end of the
+  // line that holds byte re - 1, which may lie past re: a slack is mapped beyond
+  // re, doubled while that line goes on. An error stops the loop (parallel_for
+  // starts no task after a failure and rethrows the lowest range's): a bad cell
+  // early in a large file is reported without parsing the rest. Its line is made
+  // relative to data_from's on the way out.
+  const auto work = [&](std::size_t r) {
+    const std::uint64_t rb = data_from + r * kPlacedRangeBytes;
+    const std::uint64_t re = std::min(data_end, rb + kPlacedRangeBytes);
+    const std::uint64_t map_from = r == 0 ? rb : rb - 1;
+    for (std::uint64_t slack = std::uint64_t{64} << 10;; slack *= 2) {
+      const std::uint64_t map_to = std::min(data_end, re + slack);
+      const MappedWindow bytes(src, map_from, static_cast<std::size_t>(map_to - map_from));
+      const auto at = [&](std::uint64_t offset) { return bytes.data() + (offset - map_from); };
+      const char* b = at(rb);
+      std::uint64_t row = feeds_to(rb);  // the row (data line) that starts at b, if one does
+      if (r > 0 && *at(rb - 1) != '\n') {
+        const void* nl = std::memchr(b, '\n', static_cast<std::size_t>(re - rb));
+        if (!nl) return;  // no line starts here: the range before owns them
+        b = static_cast<const char*>(nl) + 1;
+        ++row;
+      }
+      first_line[r] = row;
+      const char* e = at(re);
+      bool at_eof = re == data_end;
+      if (!at_eof && e[-1] != '\n') {
+        const void* nl = std::memchr(e, '\n', static_cast<std::size_t>(map_to - re));
+        if (!nl && map_to < data_end) {  // the last line goes on past the slack
+          if (slack < kMaxRecordBytes) continue;
+          throw RangeError{feeds_to(re), 0, "a record longer than 1 GiB"};
+        }
+        e = nl ? static_cast<const char*>(nl) + 1 : at(map_to);
+        at_eof = !nl;
+      }
+      target_rows(part[r], b, e, row, feeds_to(re) + detail::count_line_feeds(at(re), e) - row);
+      RangeParser parser(plan, proto.delimiter, options.missing, options.header, verbatim);
+      parser.set_position(line_no + row, map_from + static_cast<std::uint64_t>(b - bytes.data()) - origin);
+      try {
+        if (parser.parse(b, e, at_eof, part[r]) != e) raise_changed();
+      } catch (RangeError& err) {
+        err.line += row;
+        throw;
+      }
+      return;
+    }
+  };
+  try {
+    parallel_for(n_ranges, work, n_threads);
+  } catch (const RangeError& err) {
+    raise_at(source, line_no + err.line, err);
+  } catch (const InputChanged&) {
+    raise_changed();
+  }
+  for (std::size_t r = 0; r < n_ranges; ++r) {
+    if (!part[r].target) continue;  // no line starts in the range
+    for (auto& l : part[r].lines) l += line_no + first_line[r];
+    segments.emplace_back(part[r].first_row, part[r].rows);
+    blocks.push_back(std::move(part[r]));
+  }
+  total_bytes = data_end - origin;
+  if (hashing.valid()) hashing.get();
+  digest = hashed ? hash.hex_digest() : std::string();
+  done = true;
+}
+
 void CsvChunks::Impl::close_gaps(arma::mat& X, std::size_t n) const {
   const std::size_t p = plan.n_features;
   bool packed = n == placed_rows;
@@ -1473,8 +1506,11 @@ Table read_csv(const std::string& path, const CsvOptions& options, const ColumnS
   detail::rows_placed = false;
   detail::rows_placed = reader.place_rows(table.X);
   std::vector<Block> blocks;
-  while (reader.parse_next(blocks)) {
-  }
+  if (detail::rows_placed)
+    reader.parse_placed(blocks);
+  else
+    while (reader.parse_next(blocks)) {
+    }
   std::size_t n = 0, dropped = 0;
   for (const auto& bl : blocks) {
     n += bl.rows;

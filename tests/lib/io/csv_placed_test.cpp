@@ -257,6 +257,54 @@ TEST_CASE("rows placed in the matrix: across the reader's 16 MiB buffers") {
   }
 }
 
+TEST_CASE("rows placed in the matrix: a line longer than the parse's 4 MiB ranges") {
+  // The parse of a placed file maps 4 MiB ranges, each owning the lines that start in
+  // it. Here one line of ~5.4 MB (six text cells of 900,000 bytes) starts before the
+  // first range's end and goes past the whole second range: the first maps more and
+  // more of what follows, the second has no line of its own. Then 300,000 short rows.
+  const int rows = 300000, long_row = 150000;
+  std::string csv = "a,t1,t2,t3,t4,t5,t6\n";
+  std::vector<std::string> t1;
+  for (int i = 0; i < rows; ++i) {
+    const std::string cell = i == long_row ? std::string(900000, 'y') : "x" + std::to_string(i % 10);
+    csv += std::to_string(i);
+    for (int k = 0; k < 6; ++k) csv += "," + cell;
+    csv += "\n";
+    t1.push_back(cell);
+  }
+  const std::size_t long_at = csv.find(std::string(900000, 'y'));
+  REQUIRE(long_at < (std::size_t{4} << 20));
+  REQUIRE(long_at + 6 * 900001 > (std::size_t{8} << 20));
+  ColumnSelection columns;
+  columns.text = {"t1", "t2", "t3", "t4", "t5", "t6"};
+  for (unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    CsvOptions options;
+    options.threads = threads;
+    {
+      TempFile f(csv);
+      const auto t = mlt::io::read_csv(f.path(), options, columns);
+      CHECK(mlt::io::detail::last_read_placed_rows());
+      REQUIRE(t.X.n_rows == static_cast<std::size_t>(rows));
+      REQUIRE(t.X.n_cols == 1);
+      std::size_t wrong = 0;
+      for (int i = 0; i < rows; ++i) wrong += t.X(static_cast<std::size_t>(i), 0) != i || t.lines[i] != i + 2u;
+      CHECK(wrong == 0);
+      CHECK(t.text_column("t1").values == t1);
+      CHECK(t.text_column("t6").values == t1);
+      CHECK(t.data_hash == mlt::io::data_hash_hex(csv));
+    }
+    // An error past the long line is reported at its own line.
+    std::string bad = csv;
+    const std::string needle = "\n250000,";
+    bad.replace(bad.find(needle) + 1, 6, "25000z");
+    TempFile f(bad);
+    const std::string m = mlt::test::error_message([&] { mlt::io::read_csv(f.path(), options, columns); },
+                                                   mlt::kExitDataError);
+    CHECK(m == f.path() + ":250002:1: expected a number in column \"a\", found \"25000z\"");
+  }
+}
+
 TEST_CASE("standard input from a pipe: the same rows, the next buffer read ahead") {
   // A pipe cannot be mapped or counted first: it is read into buffers, the next one
   // read (and hashed) while this one is parsed, and records cut by a buffer's end
