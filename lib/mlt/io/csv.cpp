@@ -2,7 +2,9 @@
 //
 // * A regular file is read through windows of it mapped in memory (MappedWindow:
 //   no copy into a buffer of ours); a pipe or a terminal with read(2), the next
-//   buffer read (and hashed) on another thread while this one is parsed. Never line
+//   piece read (and hashed) on another thread while this one is parsed (by
+//   read_csv where it was read; CsvChunks copies it into buffers cut where a file's
+//   windows are, so that a streamed fit's chunks are the same either way). Never line
 //   by line; parsed in the same pass that converts numbers. Short decimals (nearly
 //   every cell of a real file, `%.6g` to `%.15g`) are converted in place by
 //   csv_number.hpp, exactly; longer ones by fast_float between the bounds the scan
@@ -70,6 +72,9 @@ constexpr std::size_t kMaxFieldBytes = std::size_t{1} << 20;
 constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;
 constexpr std::size_t kMaxColumns = std::size_t{1} << 20;
 constexpr std::size_t kParallelMinBytes = std::size_t{1} << 20;
+// read_csv from a pipe: the room in front of each piece read for the unfinished record
+// of the piece before it (a record longer than this is joined in a buffer of its own).
+constexpr std::size_t kHeadroomBytes = std::size_t{1} << 20;
 constexpr unsigned kRangesPerThread = 4;
 // place_rows keeps the line feeds before every kGrain bytes of the data, so that a
 // range of parse_placed starting there knows the row of its first line.
@@ -813,8 +818,11 @@ const TextColumn& Table::text_column(const std::string& name) const {
 // The reader's state between buffer-fulls: read_csv runs it to the end, CsvChunks
 // hands out each buffer-full's rows as they are parsed.
 struct CsvChunks::Impl {
+  // whole_input: read_csv's reader, run to the end with its blocks joined, so where
+  // its buffers end changes nothing (CsvChunks' chunks must end where a file's
+  // windows do): a pipe's pieces are then parsed where they were read (in_place).
   Impl(const std::string& path, const CsvOptions& options, const ColumnSelection& columns,
-       std::size_t chunk_bytes, const FilePart* part);
+       std::size_t chunk_bytes, const FilePart* part, bool whole_input = false);
   // Parses the next buffer-full into `blocks` (appended). False when the input had
   // already ended.
   bool parse_next(std::vector<Block>& blocks);
@@ -885,8 +893,13 @@ struct CsvChunks::Impl {
   // reading the next. False at the end of the input.
   bool next_piece();
   // Read mode: reads the next piece (fewer bytes only at the end of the input) into
-  // pieces[k] and hashes it, on another thread.
+  // pieces[k] (after its headroom) and hashes it, on another thread; in place, also
+  // notes whether it holds a quote.
   void read_ahead(int k);
+  // In-place read mode's refill: the piece read ahead becomes the buffer, the
+  // unfinished record kept (`carry` bytes at `kept`) copied into the headroom in front
+  // of it, and the piece just parsed is read into next. Returns the bytes read.
+  std::size_t refill_in_place(const char* kept, std::size_t carry);
 
   Source src;
   CsvOptions options;
@@ -916,6 +929,17 @@ struct CsvChunks::Impl {
   std::array<std::unique_ptr<char[]>, 2> pieces;
   std::size_t piece_size = 0, piece_bytes = 0, taken = 0;
   int current = 1;
+  // In-place read mode (read_csv from a pipe): no `buf` and no copy of 16 MiB per
+  // buffer on the thread that parses; the buffer is pieces[current] from its
+  // headroom's last `carry` bytes on (or `spill`, when a record is longer than the
+  // headroom), and the piece itself was checked for quotes by the thread that read
+  // it (piece_quoted), so the parse need not scan it for them either.
+  bool in_place = false;
+  std::size_t headroom = 0;
+  std::unique_ptr<char[]> spill;
+  std::size_t spill_size = 0;
+  std::array<bool, 2> piece_quoted{};
+  bool buffer_quoted = false;
   std::size_t len = 0;
   std::size_t start = 0;
   bool at_eof = false;
@@ -946,7 +970,7 @@ struct CsvChunks::Impl {
 };
 
 CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const ColumnSelection& columns,
-                      std::size_t chunk_bytes, const FilePart* part_of_file)
+                      std::size_t chunk_bytes, const FilePart* part_of_file, bool whole_input)
     : src(path), options(opts), verbatim(columns.verbatim), capacity(std::max<std::size_t>(chunk_bytes, 1)) {
   const std::string& source = src.name();
   proto.source = source;
@@ -978,9 +1002,14 @@ CsvChunks::Impl::Impl(const std::string& path, const CsvOptions& opts, const Col
       // 16-fold. Not a pipe, or refused: nothing changes.
       ::fcntl(0, F_SETPIPE_SZ, 1 << 20);
     }
-    buf.reset(new char[capacity]);
+    in_place = whole_input;
     piece_size = capacity;
-    for (auto& piece : pieces) piece.reset(new char[piece_size]);
+    if (in_place) {
+      headroom = kHeadroomBytes;
+    } else {
+      buf.reset(new char[capacity]);
+    }
+    for (auto& piece : pieces) piece.reset(new char[headroom + piece_size]);
     read_ahead(0);
   }
   if (mapped && hashed) hash_file();
@@ -1108,7 +1137,8 @@ bool CsvChunks::Impl::parse_next(std::vector<Block>& blocks) {
   const std::string& source = src.name();
   const char* b = data + start;
   const char* e = data + len;
-  const bool has_quote = std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
+  const bool has_quote =
+      in_place ? buffer_quoted : std::memchr(b, '"', static_cast<std::size_t>(e - b)) != nullptr;
   const char* stop = b;
   // Parallel ranges take complete lines only: up to the last '\n' unless the input
   // has ended. A chunk without any '\n' (lone CR line ends) goes the sequential
@@ -1199,6 +1229,8 @@ void CsvChunks::Impl::refill(std::size_t keep) {
     data = window.data();
     got = n - carry;
     at_eof = at + n == file_end;
+  } else if (in_place) {
+    got = refill_in_place(data + keep, carry);
   } else {
     if (carry == capacity) {  // a record longer than the buffer
       std::unique_ptr<char[]> bigger(new char[capacity * 2]);
@@ -1241,10 +1273,48 @@ std::size_t CsvChunks::Impl::take(char* to, std::size_t n) {
 
 void CsvChunks::Impl::read_ahead(int k) {
   ahead = std::async(std::launch::async, [this, k] {
-    const std::size_t n = src.read(pieces[k].get(), piece_size);
-    hash.update(pieces[k].get(), n);
+    char* const to = pieces[k].get() + headroom;
+    const std::size_t n = src.read(to, piece_size);
+    hash.update(to, n);
+    if (in_place) piece_quoted[k] = std::memchr(to, '"', n) != nullptr;
     return n;
   });
+}
+
+std::size_t CsvChunks::Impl::refill_in_place(const char* kept, std::size_t carry) {
+  const std::size_t got = ahead.valid() ? ahead.get() : 0;  // none in flight: the input had ended
+  const int next = 1 - current;
+  const char* const piece = pieces[next].get() + headroom;
+  buffer_quoted = piece_quoted[next] || (carry && std::memchr(kept, '"', carry));
+  char* const spill_begin = spill.get();
+  if (carry <= headroom) {
+    char* const to = pieces[next].get() + headroom - carry;
+    if (carry) std::memcpy(to, kept, carry);
+    data = to;
+    spill.reset();  // after the copy: the carry may have been in it
+  } else if (spill_begin && kept >= spill_begin && kept + carry + got <= spill_begin + spill_size) {
+    // A record longer than the headroom, already in the buffer of its own: the piece
+    // goes on behind it.
+    char* const at = spill_begin + (kept - spill_begin);
+    std::memcpy(at + carry, piece, got);
+    data = at;
+  } else {
+    // A record longer than the headroom: the carry and the piece joined in a buffer of
+    // their own, twice their size, so that a long record is copied a bounded number
+    // of times, not once per piece.
+    spill_size = 2 * (carry + got);
+    std::unique_ptr<char[]> joined(new char[spill_size]);
+    std::memcpy(joined.get(), kept, carry);
+    std::memcpy(joined.get() + carry, piece, got);
+    spill = std::move(joined);
+    data = spill.get();
+  }
+  current = next;
+  // A short piece was the input's last; after a full one, the next is read into the
+  // piece just parsed (its carry has been copied out).
+  at_eof = got < piece_size;
+  if (!at_eof) read_ahead(1 - current);
+  return got;
 }
 
 void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
@@ -1501,7 +1571,7 @@ bool last_read_placed_rows() { return rows_placed; }
 }  // namespace detail
 
 Table read_csv(const std::string& path, const CsvOptions& options, const ColumnSelection& columns) {
-  CsvChunks::Impl reader(path, options, columns, kChunkBytes, nullptr);
+  CsvChunks::Impl reader(path, options, columns, kChunkBytes, nullptr, /*whole_input=*/true);
   Table table = reader.proto;
   detail::rows_placed = false;
   detail::rows_placed = reader.place_rows(table.X);

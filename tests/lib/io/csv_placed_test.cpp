@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -372,4 +373,124 @@ TEST_CASE("a record longer than the buffer: the mapped window and the pipe's buf
   from_pipe(w.csv, [&] { piped = read_all("-"); });
   // The same chunks: a streamed fit then adds the same rows in the same order.
   CHECK(piped == mapped);
+}
+
+namespace {
+// Rows (i, i / 4, -i / 3, label, notes...) one after the other, with what the reader
+// must return. The notes (kNotes columns, ignored by the read) make records longer
+// than a field may be (1 MiB); a note is quoted when it is not empty.
+constexpr std::size_t kNotes = 24;
+struct RowWriter {
+  Written w;
+  std::vector<double> kept;
+  std::uint64_t line = 2;
+  int i = 0;
+  RowWriter() {
+    w.csv = "a,b,c,label";
+    for (std::size_t k = 1; k <= kNotes; ++k) w.csv += ",note" + std::to_string(k);
+    w.csv += "\n";
+  }
+  static ColumnSelection columns() {
+    ColumnSelection c;
+    c.text = {"label"};
+    for (std::size_t k = 1; k <= kNotes; ++k) c.ignore.push_back("note" + std::to_string(k));
+    return c;
+  }
+  std::string row(const std::string& label, const std::vector<std::string>& notes) const {
+    std::string r = std::to_string(i) + ",";
+    mlt::io::append_number(r, i / 4.0);
+    r += ",";
+    mlt::io::append_number(r, -i / 3.0);
+    r += "," + label;
+    for (std::size_t k = 0; k < kNotes; ++k) {
+      r += ",";
+      if (k < notes.size() && !notes[k].empty()) r += "\"" + notes[k] + "\"";
+    }
+    return r + "\n";
+  }
+  void add(const std::string& label, const std::vector<std::string>& notes = {}) {
+    w.csv += row(label, notes);
+    kept.insert(kept.end(), {static_cast<double>(i), i / 4.0, -i / 3.0});
+    w.lines.push_back(line);
+    w.labels.push_back(label);
+    line += 1 + static_cast<std::uint64_t>(std::count(label.begin(), label.end(), '\n'));
+    for (const auto& n : notes) line += static_cast<std::uint64_t>(std::count(n.begin(), n.end(), '\n'));
+    ++i;
+  }
+  void add_until(std::size_t bytes) {
+    while (w.csv.size() < bytes) add("x" + std::to_string(i % 7));
+  }
+  Written done() {
+    const std::size_t n = kept.size() / 3;
+    w.X.set_size(n, 3);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t j = 0; j < 3; ++j) w.X(r, j) = kept[3 * r + j];
+    return w;
+  }
+};
+
+std::string short_lines(std::size_t bytes) {
+  std::string s;
+  while (s.size() < bytes) s += "yyyyyyy\n";
+  s.resize(bytes);
+  s.back() = 'z';
+  return s;
+}
+}  // namespace
+
+TEST_CASE("standard input from a pipe: each piece parsed where it was read, records carried across") {
+  // read_csv reads a pipe in pieces of 16 MiB and parses each where it was read: the
+  // unfinished record at a piece's end is copied into the room in front of the next
+  // piece (1 MiB), or, longer than that, joined with it in a buffer of its own. The
+  // thread that read a piece has looked for quotes in it; a quote in the carried
+  // record alone must still send the buffer to the sequential parse, since a cut of
+  // the parallel one could fall inside a quoted field.
+  constexpr std::size_t kPiece = std::size_t{16} << 20;
+  std::vector<std::pair<std::string, Written>> inputs;
+  {
+    // A record of 3.5 MB in quoted notes of short lines (longer than the room, and
+    // than the parallel ranges of the next buffer), its last closing quote the
+    // piece's last byte: the next piece has no quote of its own.
+    RowWriter r;
+    r.add_until(kPiece - 3500000);
+    std::vector<std::string> notes(4, short_lines(1000000));
+    notes[3] = short_lines(400000);
+    const std::size_t last_quote = r.w.csv.size() + r.row("x", notes).find_last_of('"');
+    notes[3] = short_lines(400000 + (kPiece - 1) - last_quote);
+    r.add("x", notes);
+    REQUIRE(r.w.csv[kPiece - 1] == '"');
+    REQUIRE(r.w.csv.size() > kPiece);
+    r.add_until(std::size_t{20} << 20);
+    REQUIRE(r.w.csv.find('"', kPiece) == std::string::npos);
+    inputs.emplace_back("a quoted record carried into a piece without quotes", r.done());
+  }
+  {
+    // A record of 21 MB from 14 MB on: carried past two pieces' ends, the second time
+    // inside the buffer of its own, which has room for the next piece behind it.
+    RowWriter r;
+    r.add_until(std::size_t{14} << 20);
+    r.add("x", std::vector<std::string>(21, std::string(1000000, 'y')));
+    r.add_until(std::size_t{40} << 20);
+    inputs.emplace_back("a record longer than a piece", r.done());
+  }
+  {
+    // Exactly two pieces: the input's end is known from the third, empty, read.
+    RowWriter r;
+    r.add_until(2 * kPiece - 200);
+    r.w.csv.append(2 * kPiece - r.w.csv.size(), '\n');
+    inputs.emplace_back("two whole pieces", r.done());
+  }
+  for (const auto& [name, w] : inputs) {
+    CAPTURE(name);
+    for (unsigned threads : {1u, 2u}) {
+      CAPTURE(threads);
+      CsvOptions options;
+      options.threads = threads;
+      mlt::io::Table t;
+      from_pipe(w.csv, [&] { t = mlt::io::read_csv("-", options, RowWriter::columns()); });
+      check_table(t, w);
+      CHECK(t.bytes == w.csv.size());
+      CHECK(t.data_hash == mlt::io::data_hash_hex(w.csv));
+    }
+  }
 }
