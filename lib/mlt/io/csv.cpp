@@ -1286,16 +1286,17 @@ std::size_t CsvChunks::Impl::refill_in_place(const char* kept, std::size_t carry
   const int next = 1 - current;
   const char* const piece = pieces[next].get() + headroom;
   buffer_quoted = piece_quoted[next] || (carry && std::memchr(kept, '"', carry));
-  char* const spill_begin = spill.get();
+  // `kept` lies in the spill buffer exactly when the buffer parsed was it.
+  const std::size_t kept_at = spill ? static_cast<std::size_t>(kept - spill.get()) : 0;
   if (carry <= headroom) {
     char* const to = pieces[next].get() + headroom - carry;
     if (carry) std::memcpy(to, kept, carry);
     data = to;
     spill.reset();  // after the copy: the carry may have been in it
-  } else if (spill_begin && kept >= spill_begin && kept + carry + got <= spill_begin + spill_size) {
+  } else if (spill && kept_at + carry + got <= spill_size) {
     // A record longer than the headroom, already in the buffer of its own: the piece
     // goes on behind it.
-    char* const at = spill_begin + (kept - spill_begin);
+    char* const at = spill.get() + kept_at;
     std::memcpy(at + carry, piece, got);
     data = at;
   } else {

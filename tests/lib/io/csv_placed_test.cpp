@@ -477,6 +477,7 @@ TEST_CASE("standard input from a pipe: each piece parsed where it was read, reco
     // Exactly two pieces: the input's end is known from the third, empty, read.
     RowWriter r;
     r.add_until(2 * kPiece - 200);
+    REQUIRE(r.w.csv.size() < 2 * kPiece);
     r.w.csv.append(2 * kPiece - r.w.csv.size(), '\n');
     inputs.emplace_back("two whole pieces", r.done());
   }
