@@ -52,6 +52,11 @@ struct Dialect {
   bool label = false;    // a text column last
 };
 
+// The n x 3 matrix of the values kept, three to a row.
+arma::mat rows_of(const std::vector<double>& kept) {
+  return arma::mat(kept.data(), 3, kept.size() / 3).t();
+}
+
 Written write(const Dialect& d, int rows) {
   Written w;
   w.csv = d.label ? "a,b,c,label" : "a,b,c";
@@ -87,10 +92,7 @@ Written write(const Dialect& d, int rows) {
     }
   }
   for (int k = 0; k < d.trailing_blank; ++k) w.csv += d.line_end;
-  const std::size_t n = kept.size() / 3;
-  w.X.set_size(n, 3);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < 3; ++j) w.X(i, j) = kept[3 * i + j];
+  w.X = rows_of(kept);
   return w;
 }
 
@@ -421,10 +423,7 @@ struct RowWriter {
     while (w.csv.size() < bytes) add("x" + std::to_string(i % 7));
   }
   Written done() {
-    const std::size_t n = kept.size() / 3;
-    w.X.set_size(n, 3);
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t j = 0; j < 3; ++j) w.X(r, j) = kept[3 * r + j];
+    w.X = rows_of(kept);
     return w;
   }
 };
