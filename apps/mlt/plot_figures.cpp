@@ -209,8 +209,8 @@ void run_confusion(const PlotOptions& opt) {
   body += "set xrange [-0.5:" + gp_number(K - 0.5) + "]\nset yrange [" + gp_number(K - 0.5) + ":-0.5]\n";
   body += "set xtics " + category_tics(schema.classes) + (K > 6 ? " rotate by 45 right" : "") + "\n";
   body += "set ytics " + category_tics(schema.classes) + "\nset tics scale 0\n";
-  body += "set xlabel \"predicted\"\nset ylabel \"true " + (schema.target.empty() ? std::string() : "(" + schema.target + ")") +
-          "\"\n";
+  body += "set xlabel \"predicted\"\nset ylabel " +
+          gp_quote("true" + (schema.target.empty() ? std::string() : " (" + schema.target + ")")) + "\n";
   body += "set palette defined (0 \"#ffffff\", 1 \"#08306b\")\nset cbrange [0:" + gp_number(top) + "]\n";
   body += "set cblabel " + gp_quote(opt.normalize ? "share of the true class" : "rows") + "\n";
   body += "unset key\nset size ratio -1\n";
@@ -357,7 +357,7 @@ void run_pr(const PlotOptions& opt) {
   // whose integral is the average precision.
   body += "plot " + b.ref() + " using 1:2 with fsteps lw 2 lc rgb " + gp_quote(series_colour(0)) + " title " +
           gp_quote(std::string(ap) + ", by " + r.score_name) + ", " + gp_number(share) +
-          " with lines dt 2 lc rgb \"#808080\" title \"chance (the share of " + r.positive_class + ")\"\n";
+          " with lines dt 2 lc rgb \"#808080\" title " + gp_quote("chance (the share of " + r.positive_class + ")") + "\n";
   target.render(body, "precision-recall curve of " + r.positive_class + ": " + file_name(opt.model) + " on " +
                           file_name(opt.data.path) + " (" + ap + ")");
 }

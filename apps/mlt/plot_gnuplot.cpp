@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
+#include <string_view>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -185,16 +188,72 @@ void add_plot_output_options(CLI::App* cmd, PlotOutputOptions& opt) {
 }
 
 std::string gp_quote(const std::string& s) {
-  std::string q = "\"";
+  // Single quotes: gnuplot expands backquotes (a shell command) and `@name` (a macro)
+  // in double-quoted strings and on the command line, never inside single quotes,
+  // where the only sequence that means anything is '' (one quote). A control
+  // character would end the command or the line, so it becomes a space.
+  std::string q = "'";
   for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    if (c == '\n' || c == '\r') {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
       q += ' ';
+    else if (c == '\'')
+      q += "''";
+    else
+      q += c;
+  }
+  return q + "'";
+}
+
+void require_inert(const std::string& script) {
+  // Outside datablocks (numbers only) and single-quoted strings, a script mlt writes
+  // holds no backquote, no `@`, no `!` command and none of the words that run or read
+  // something (system, shell, load, call, pipe): each is a way for gnuplot to run a
+  // command or expand text. The double-quoted strings are mlt's own constants (colours,
+  // sprintf formats) and never hold a backquote, an `@` or a backslash.
+  static const std::set<std::string, std::less<>> kForbidden = {"system", "shell", "load", "call", "pipe"};
+  const auto refuse = [](std::string_view what, const char* where) {
+    throw Error("internal error: the gnuplot script holds " + std::string(what) + where, kExitSoftware);
+  };
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::size_t i = 0;
+  std::string block_end;  // the datablock's terminator while inside one
+  while (i < script.size()) {
+    const auto eol = std::min(script.find('\n', i), script.size());
+    const std::string_view line(script.data() + i, eol - i);
+    i = eol + 1;
+    if (!block_end.empty()) {
+      if (line == block_end) block_end.clear();
       continue;
     }
-    q += c;
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line[first] == '!') refuse("'!'", " starting a command");
+    char quote = 0;
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      const char c = line[k];
+      if (quote == '\'') {
+        if (c == '\'') quote = 0;  // '' reopens at once: the same string
+        continue;
+      }
+      if (quote == '"') {
+        if (c == '`' || c == '@' || c == '\\') refuse("'" + std::string(1, c) + "'", " in a double-quoted string");
+        if (c == '"') quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '`' || c == '@') {
+        refuse("'" + std::string(1, c) + "'", " outside a string");
+      } else if (word_char(c) && (k == 0 || !word_char(line[k - 1]))) {
+        std::size_t end = k;
+        while (end < line.size() && word_char(line[end])) ++end;
+        if (kForbidden.count(line.substr(k, end - k))) refuse("'" + std::string(line.substr(k, end - k)) + "'", "");
+      } else if (c == '<' && line.substr(k, 3) == "<< ") {
+        block_end = std::string(line.substr(k + 3));
+      }
+    }
+    if (quote != 0) refuse("a string", " that runs past the end of its line");
   }
-  return q + "\"";
 }
 
 std::string gp_number(double v) {
@@ -273,16 +332,24 @@ void PlotTarget::render(const std::string& body, const std::string& title) const
   const std::string setup = terminal() + "set title " + gp_quote(heading) + "\n";
   if (opt_.script) {
     const bool to_stdout = opt_.output.empty() || opt_.output == "-";
+    // gnuplot pipes its output into a command when the name starts with '|': a file of
+    // that name is written as ./|name.
+    const std::string name = !opt_.output.empty() && opt_.output[0] == '|' ? "./" + opt_.output : opt_.output;
+    const std::string script =
+        setup + (to_stdout ? std::string("set output\n") : "set output " + gp_quote(name) + "\n") + body;
+    require_inert(script);
     io::OutputFile out("-");
-    out.write("# " + heading + " (mlt plot; run: gnuplot THIS_FILE)\n" + setup +
-              (to_stdout ? std::string("set output\n") : "set output " + gp_quote(opt_.output) + "\n") + body);
+    // The comment line is gnuplot's too: a newline in the title must not end it.
+    out.write("# " + gp_quote(heading) + " (mlt plot; run: gnuplot THIS_FILE)\n" + script);
     out.commit();
     return;
   }
   // The output is opened first: an unwritable place fails before gnuplot runs.
   io::OutputFile out(opt_.output.empty() ? "-" : opt_.output);
   PhaseTimer timer("gnuplot");
-  run_gnuplot(setup + "set output\n" + body, out);
+  const std::string script = setup + "set output\n" + body;
+  require_inert(script);
+  run_gnuplot(script, out);
   out.commit();
 }
 

@@ -35,8 +35,16 @@ struct PlotOutputOptions {
 };
 void add_plot_output_options(CLI::App* cmd, PlotOutputOptions& opt);
 
-// A gnuplot string literal: double quotes, with `"` and `\` escaped.
+// A gnuplot string literal that gnuplot never interprets: single quotes, `'` doubled,
+// control characters as spaces. Every piece of text that comes from data, a model, a
+// report, a file name or a flag reaches the script through it.
 std::string gp_quote(const std::string& s);
+// Throws (status 70) if `script` holds, outside a datablock or a single-quoted string,
+// anything gnuplot would expand or run (a backquote, `@`, a `!` command, system, shell,
+// load, call, pipe), or a backquote, `@` or backslash in a double-quoted string.
+// render() checks every script with it, so a text that bypassed gp_quote fails loudly
+// instead of reaching gnuplot.
+void require_inert(const std::string& script);
 // A number as gnuplot data: shortest round-trip decimal.
 std::string gp_number(double v);
 

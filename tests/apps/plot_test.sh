@@ -139,7 +139,7 @@ run "$MLT" plot roc vv.logreg vv.csv -o x.png --script
 # on vv.csv (computed once by hand; the metric itself is tested on fixtures in
 # tests/lib/metrics_curves_test.cpp).
 check "the ROC title gives the AUC" \
-  grep -q '^set title ".*(AUC 0.7922)"' <<<"$out"
+  grep -q "^set title '.*(AUC 0.7922)'" <<<"$out"
 expect_error 2 "--x nope: the report has no parameter" "unknown cv parameter" "$MLT" plot cv cv1.json --x nope -o x.png
 printf '{"metric":"accuracy","results":[{"params":{},"mean":"x","std":0}]}' >bad.json
 expect_error 65 "bad.json: not an mlt cv report" "cv of other JSON" "$MLT" plot cv bad.json -o x.png
@@ -166,4 +166,62 @@ mkdir home
 echo 'an invalid command, which gnuplot would stop at' >home/.gnuplot
 expect_status 0 "a ~/.gnuplot" env HOME="$WORK/home" "$MLT" plot scree iris.pca -o home.png --size 300x200
 check "a ~/.gnuplot changes nothing" valid home.png 300 200
+# No text ever runs as a command. gnuplot runs `...` in double-quoted strings and on its
+# command line, expands @name, and runs system(), shell, load, call, "!cmd" and output
+# names that start with '|'. Every text that reaches a script (class labels, column
+# names, the target, file names, a cv report's metric, parameter names and values,
+# --title, --positive) is here made of those characters, in every picture, as png,
+# text chart and --script; a command in it would create the file pwned.
+EVIL="\`touch pwned\`'@a \"\$b\" \\n;#!|<{^_}%s& system(\"touch pwned\") ') . system('touch pwned') . ('"
+csv_cell() { printf '"%s"' "${1//\"/\"\"}"; }
+mkdir evil
+{
+  printf '%s,%s,%s\n' "$(csv_cell "u $EVIL")" "$(csv_cell "v $EVIL")" "$(csv_cell "y $EVIL")"
+  A="$(csv_cell "A $EVIL")" B="$(csv_cell "B $EVIL")" awk 'BEGIN { a = ENVIRON["A"]; b = ENVIRON["B"]; srand(3); for (i = 0; i < 60; i++) {
+      c = i % 2; printf "%.3f,%.3f,%s\n", rand() + c, rand() - c, c ? a : b } }'
+} >"evil/data \`touch pwned\`'@a.csv"
+ED="evil/data \`touch pwned\`'@a.csv"
+EM="evil/m \`touch pwned\`'@a"
+expect_status 0 "fit on hostile text" "$MLT" -q logreg fit "$ED" --standardize -o "$EM.logreg"
+expect_status 0 "pca fit on hostile text" "$MLT" -q pca fit "$ED" --ignore "y $EVIL" -o "$EM.pca"
+expect_status 0 "kmeans fit on hostile text" "$MLT" -q kmeans fit "$ED" --ignore "y $EVIL" -k 2 -o "$EM.km"
+expect_status 0 "krr fit on hostile text" "$MLT" -q krr fit "$ED" --ignore "y $EVIL" --target "v $EVIL" --kernel rbf --lambda 1 \
+  -o "$EM.krr"
+run "$MLT" -q logreg cv "$ED" --lambda 1e-3:1:3 --json
+# The report's parameter (its name and each value) and metric renamed to hostile text.
+printf '%s\n' "$out" | jq -c --arg p "lam $EVIL" --arg m "accuracy $EVIL" \
+  '.metric = $m | (.results[], .best) |= (.params = {($p): ("v " + (.params.lambda | tostring) + $p)})' >evil/cv.json
+check "a cv report with a hostile parameter name" grep -q 'lam `touch' evil/cv.json
+hostile=(
+  "confusion $EM.logreg	$ED"
+  "regions $EM.logreg	$ED"
+  "roc $EM.logreg	$ED"
+  "pr $EM.logreg	$ED	--positive	A $EVIL"
+  "pca $EM.pca	$ED	--labels	y $EVIL"
+  "scree $EM.pca"
+  "kmeans $EM.km	$ED"
+  "fit $EM.krr	$ED"
+  "cv evil/cv.json"
+)
+for h in "${hostile[@]}"; do
+  IFS=$'\t' read -r -a args <<<"${h#* }"
+  kind=${h%% *}
+  expect_status 0 "plot $kind, hostile text -> png" "$MLT" plot "$kind" "${args[@]}" --title "T $EVIL"$'\n'"after a line break" \
+    -o "evil/$kind.png"
+  check "plot $kind, hostile text: a valid png" valid "evil/$kind.png" 800 600
+  expect_status 0 "plot $kind, hostile text -> text chart" "$MLT" plot "$kind" "${args[@]}" --title "T $EVIL" \
+    --format txt --size 200x40
+  check "plot $kind: the title is drawn as written" grep -qF "T \`touch pwned\`'@a \"\$b\"" <<<"$out"
+  expect_status 0 "plot $kind, hostile text -> --script" "$MLT" plot "$kind" "${args[@]}" -o "evil/s $kind'@.png" --script
+  printf '%s\n' "$out" >"evil/$kind.gp"
+  check "plot $kind: gnuplot runs the hostile script" gnuplot "evil/$kind.gp"
+  check "plot $kind: the script's picture is where -o said" valid "evil/s $kind'@.png" 800 600
+  check "plot $kind: nothing ran" test ! -e pwned
+done
+# An -o that gnuplot would take for a pipe is a file of that name.
+expect_status 0 "--script with -o |name" "$MLT" plot scree iris.pca -o "|touch pwned.png" --script
+printf '%s\n' "$out" >pipe.gp
+check "-o |name: gnuplot writes the file |touch pwned.png" sh -c "gnuplot pipe.gp && test -s '|touch pwned.png'"
+check "-o |name: nothing ran" test ! -e pwned.png
+check "no hostile text ran" test ! -e pwned
 finish
