@@ -13,6 +13,8 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/io/model_file.hpp"
 
+namespace column_encoding_test {
+
 using mlt::ColumnEncoding;
 using mlt::Imputation;
 using mlt::RawColumns;
@@ -260,3 +262,5 @@ TEST_CASE("scikit-learn's ColumnTransformer on a mixed file: the same encoded ma
     }
   }
 }
+
+}  // namespace column_encoding_test

@@ -16,6 +16,8 @@
 #include "mlt/pca.hpp"
 #include "mlt/standardizer.hpp"
 
+namespace cv_test {
+
 using namespace mlt;
 
 namespace {
@@ -533,3 +535,5 @@ TEST_CASE("no leakage: PCA --standardize is fitted on the training folds, and it
     if (k < 4) CHECK(std::abs(leak_mse - clean_mse) > 0.05 * clean_mse);
   }
 }
+
+}  // namespace cv_test

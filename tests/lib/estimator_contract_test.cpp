@@ -15,6 +15,8 @@
 #include "mlt/svm.hpp"
 #include "test_util.hpp"
 
+namespace estimator_contract_test {
+
 namespace {
 
 // Data with a little structure, the same for every run.
@@ -459,3 +461,5 @@ TEST_CASE("logistic regression: the same model for every thread count, on data a
     CHECK(models[0] == models[2]);
   }
 }
+
+}  // namespace estimator_contract_test

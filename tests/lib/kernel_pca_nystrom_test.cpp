@@ -14,6 +14,8 @@
 #include "mlt/pca.hpp"
 #include "test_util.hpp"
 
+namespace kernel_pca_nystrom_test {
+
 namespace {
 
 using mlt::test::align_signs;
@@ -235,3 +237,5 @@ TEST_CASE("Nyström kernel PCA: the same model for every thread count") {
   }
   mlt::set_thread_count(0);
 }
+
+}  // namespace kernel_pca_nystrom_test

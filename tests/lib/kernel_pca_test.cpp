@@ -13,6 +13,8 @@
 #include "mlt/pca.hpp"
 #include "test_util.hpp"
 
+namespace kernel_pca_test {
+
 namespace {
 
 using mlt::test::rows_of;
@@ -304,3 +306,5 @@ TEST_CASE("kernel PCA: the sign of each component is fixed (largest-magnitude du
     CHECK(a[arma::index_max(arma::abs(a))] > 0);
   }
 }
+
+}  // namespace kernel_pca_test

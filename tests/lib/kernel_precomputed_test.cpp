@@ -27,6 +27,8 @@
 #include "mlt/svm.hpp"
 #include "test_util.hpp"
 
+namespace kernel_precomputed_test {
+
 namespace {
 
 using mlt::test::error_message;
@@ -390,3 +392,5 @@ TEST_CASE("smoother: a kernel that is not positive semi-definite is refused by n
                       mlt::kExitUsage)
             .find("sigmoid kernel is not positive semi-definite") != std::string::npos);
 }
+
+}  // namespace kernel_precomputed_test

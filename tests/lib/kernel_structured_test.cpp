@@ -21,6 +21,8 @@
 #include "mlt/kernel_strings.hpp"
 #include "test_util.hpp"
 
+namespace kernel_structured_test {
+
 namespace {
 
 using mlt::test::fixture_path;
@@ -189,3 +191,5 @@ TEST_CASE("walk kernel: counts beyond 2^53 are refused, not rounded") {
   CHECK(kernel(mlt::KernelType::walk, 3).gram(X, X)(0, 0) == std::pow(40.0, 8));
   CHECK_THROWS_AS(kernel(mlt::KernelType::walk, 6).gram(X, X), mlt::DataError);
 }
+
+}  // namespace kernel_structured_test

@@ -11,6 +11,8 @@
 #include "mlt/core/rowwise.hpp"
 #include "mlt/io/model_file.hpp"
 
+namespace kernel_test {
+
 namespace {
 
 mlt::Kernel make(mlt::KernelType type, double gamma, double degree = 3, double coef0 = 1, bool normalize = false) {
@@ -138,3 +140,5 @@ TEST_CASE("kernel: gram with the caller's squared norms is gram, bit for bit, fo
   const mlt::Kernel rbf = make(mlt::KernelType::rbf, 0.3);
   CHECK_THROWS(rbf.gram(A, arma::vec(3, arma::fill::ones), B));
 }
+
+}  // namespace kernel_test

@@ -18,6 +18,8 @@
 #include "mlt/labels.hpp"
 #include "mlt/metrics.hpp"
 
+namespace kmeans_test {
+
 namespace {
 
 using mlt::KMeans;
@@ -277,3 +279,5 @@ TEST_CASE("kmeans: save and load give the same predictions") {
     CHECK_THROWS_AS(back.predict(arma::mat(3, 2, arma::fill::zeros)), mlt::DataError);
   }
 }
+
+}  // namespace kmeans_test

@@ -17,6 +17,8 @@
 #include "mlt/knn/topk.hpp"
 #include "mlt/labels.hpp"
 
+namespace knn_test {
+
 using mlt::Knn;
 using mlt::KnnWeights;
 using mlt::knn::Algorithm;
@@ -544,3 +546,5 @@ TEST_CASE("knn search by shards of the training set, merged, is the search of th
     same(sharded(km, QK, parts), whole);
   }
 }
+
+}  // namespace knn_test

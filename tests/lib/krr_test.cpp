@@ -26,6 +26,8 @@
 #include "row_passes.hpp"
 #include "test_util.hpp"
 
+namespace krr_test {
+
 using namespace mlt;
 using mlt::test::Warnings;
 
@@ -588,3 +590,5 @@ TEST_CASE("krr: an error in one rank's part stops every rank with it, in whichev
     for (const std::string& e : errors) CHECK(e == "late.csv:75:2: expected a number, found \"oops\"");
   }
 }
+
+}  // namespace krr_test

@@ -23,6 +23,8 @@
 #include "ranks_in_threads.hpp"
 #include "row_passes.hpp"
 
+namespace logreg_test {
+
 namespace {
 
 std::string source_path(const std::string& relative) { return std::string(MLT_SOURCE_DIR) + "/" + relative; }
@@ -808,3 +810,5 @@ TEST_CASE("fit over 3 ranks: a bad cell on one rank stops every rank with its me
     for (const auto& e : errors) CHECK(e == "data.csv:70:3: expected a number, found \"oops\"");
   }
 }
+
+}  // namespace logreg_test

@@ -19,6 +19,8 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/metrics.hpp"
 
+namespace metrics_curves_test {
+
 namespace {
 
 using mlt::Labels;
@@ -72,3 +74,5 @@ TEST_CASE("metrics: the ranking curves refuse one class and non-finite scores") 
   const arma::vec bad = {0.1, std::numeric_limits<double>::quiet_NaN(), 0.3};
   CHECK_THROWS_AS(mlt::metrics::roc_auc(Labels{0, 1, 1}, bad), mlt::DataError);
 }
+
+}  // namespace metrics_curves_test

@@ -12,6 +12,8 @@
 #include "mlt/cv/cross_validate.hpp"
 #include "mlt/cv/search.hpp"
 
+namespace metrics_cv_test {
+
 namespace cv = mlt::cv;
 
 namespace {
@@ -107,3 +109,5 @@ TEST_CASE("make_split_scorer: one fit per point and split, scored by every metri
   CHECK(Counted::fits == 2);
   CHECK(out == std::vector<double>{1, 2, -1, -2, 2, 2});
 }
+
+}  // namespace metrics_cv_test

@@ -11,6 +11,8 @@
 #include "mlt/pca.hpp"
 #include "test_util.hpp"
 
+namespace metrics_ppca_test {
+
 namespace {
 
 using mlt::test::rows_of;
@@ -81,3 +83,5 @@ TEST_CASE("Pca::log_likelihood refuses kernel PCA and a degenerate density") {
       mlt::test::error_message([&] { mlt::Pca(two).fit(flat).log_likelihood(flat); }, mlt::kExitDataError);
   CHECK(m.find("zero variance") != std::string::npos);
 }
+
+}  // namespace metrics_ppca_test

@@ -13,6 +13,8 @@
 #include "mlt/metrics.hpp"
 #include "test_util.hpp"
 
+namespace metrics_report_test {
+
 namespace {
 
 using mlt::test::labels_of;
@@ -106,3 +108,5 @@ TEST_CASE("per-target regression metrics = sklearn's multioutput=\"raw_values\";
     check_close(metrics::r2(Y, P), c.at("r2_all").get<double>());
   }
 }
+
+}  // namespace metrics_report_test

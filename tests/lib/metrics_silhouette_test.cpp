@@ -10,6 +10,8 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/metrics.hpp"
 
+namespace metrics_silhouette_test {
+
 namespace {
 
 using mlt::Labels;
@@ -46,3 +48,5 @@ TEST_CASE("metrics: silhouette against scikit-learn, and its seeded sample") {
   CHECK(mlt::metrics::silhouette(t.X, y, 90, 5) == exact);  // 90 rows: exact
   CHECK_THROWS_AS(mlt::metrics::silhouette(t.X, Labels(t.X.n_rows, arma::fill::zeros)), mlt::DataError);
 }
+
+}  // namespace metrics_silhouette_test

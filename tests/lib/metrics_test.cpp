@@ -15,6 +15,8 @@
 #include "mlt/core/error.hpp"
 #include "test_util.hpp"
 
+namespace metrics_test {
+
 namespace {
 
 using mlt::test::labels_of;
@@ -129,3 +131,5 @@ TEST_CASE("registry: every name round-trips, task lists in report order, unknown
   mlt::test::error_message([&] { metrics::classification_score("log_loss", y, p, nullptr); }, status);
   mlt::test::error_message([&] { metrics::agreement_score("inertia", y, p); }, status);
 }
+
+}  // namespace metrics_test

@@ -11,6 +11,8 @@
 #include "mlt/io/csv.hpp"
 #include "test_util.hpp"
 
+namespace pca_test {
+
 namespace {
 
 using mlt::test::rows_of;
@@ -196,3 +198,5 @@ TEST_CASE("save and load give identical results") {
   CHECK(mlt::test::error_message([&] { loaded.transform(arma::mat(3, 5, arma::fill::zeros)); }, mlt::kExitDataError) ==
         "model trained on 4 features, input has 5");
 }
+
+}  // namespace pca_test

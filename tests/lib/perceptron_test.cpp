@@ -19,6 +19,8 @@
 #include "mlt/io/csv.hpp"
 #include "test_util.hpp"
 
+namespace perceptron_test {
+
 namespace {
 
 using mlt::test::fixture_path;
@@ -464,3 +466,5 @@ TEST_CASE("perceptron: the parameter table") {
   CHECK(p.kernelized);
   CHECK(mlt::params_json(mlt::PerceptronParams::table(), p)["kernel"] == "rbf");
 }
+
+}  // namespace perceptron_test

@@ -10,6 +10,8 @@
 #include "mlt/core/error.hpp"
 #include "test_util.hpp"
 
+namespace ridge_path_test {
+
 namespace {
 
 using mlt::test::random_mat;
@@ -246,3 +248,5 @@ TEST_CASE("krr leave-one-out closed form = n fits on n - 1 rows (rbf, linear, po
   p.standardize = true;
   CHECK_THROWS_AS(mlt::krr_loo_predict(p, {1.0}, X, Y), mlt::UsageError);
 }
+
+}  // namespace ridge_path_test

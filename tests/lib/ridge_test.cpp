@@ -12,6 +12,8 @@
 #include "mlt/ridge.hpp"
 #include "test_util.hpp"
 
+namespace ridge_test {
+
 using namespace mlt;
 using mlt::test::Warnings;
 
@@ -206,3 +208,5 @@ TEST_CASE("ridge: a single sample and a constant column give finite coefficients
   CHECK(c.coef().is_finite());
   CHECK(std::abs(c.coef()(1, 0)) <= 1e-12);
 }
+
+}  // namespace ridge_test

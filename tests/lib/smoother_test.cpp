@@ -13,6 +13,8 @@
 #include "mlt/io/model_file.hpp"
 #include "test_util.hpp"
 
+namespace smoother_test {
+
 namespace {
 
 using mlt::test::rows_of;
@@ -224,3 +226,5 @@ TEST_CASE("smoother models: save and load give the same predictions; the regress
   reg.fit(r.train, r.Y);
   CHECK(arma::approx_equal(reg.predict(r.test), fitted(r).predict_values(r.test), "absdiff", 0.0));
 }
+
+}  // namespace smoother_test

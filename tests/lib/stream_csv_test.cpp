@@ -12,6 +12,8 @@
 #include "mlt/io/csv_chunks.hpp"
 #include "test_util.hpp"
 
+namespace stream_csv_test {
+
 using namespace mlt;
 using mlt::test::TempFile;
 
@@ -213,3 +215,5 @@ TEST_CASE("bytes_per_cell: the first bytes' mean cell, at least 2") {
   CHECK(io::bytes_per_cell(TempFile("123456789,1\n").path(), 5) == 2.0);   // none in the sample: the worst case
   CHECK(io::bytes_per_cell(TempFile("1234,5678\n").path(), 5) == 5.0);     // "1234," : 5 bytes, 1 cell
 }
+
+}  // namespace stream_csv_test

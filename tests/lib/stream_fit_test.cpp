@@ -20,6 +20,8 @@
 #include "row_passes.hpp"
 #include "test_util.hpp"
 
+namespace stream_fit_test {
+
 using namespace mlt;
 
 namespace {
@@ -272,3 +274,5 @@ TEST_CASE("pca streamed: refusals") {
   big.n_components = 4;
   CHECK(test::error_message([&] { Pca(big).fit_stream(test::passes_of(X, arma::mat(), 4)); }, kExitDataError).find("n_components=4") == 0);
 }
+
+}  // namespace stream_fit_test

@@ -23,6 +23,8 @@
 #include "row_passes.hpp"
 #include "test_util.hpp"
 
+namespace stream_kmeans_test {
+
 using namespace mlt;
 
 namespace {
@@ -204,3 +206,5 @@ TEST_CASE("kmeans stream: refusals as in memory, and data that change between pa
   const std::string m = test::error_message([&] { KMeans(p).fit_stream(changing); }, kExitDataError);
   CHECK(m.find("the data changed while k-means was reading it") != std::string::npos);
 }
+
+}  // namespace stream_kmeans_test

@@ -44,6 +44,8 @@
 #include "mlt/io/csv.hpp"
 #include "test_util.hpp"
 
+namespace svm_test {
+
 namespace {
 
 using mlt::test::fixture_path;
@@ -608,3 +610,5 @@ TEST_CASE("svm kernel: --no-shrinking and a small cache reach the same optimum")
     for (arma::uword r = 0; r < Fa.n_rows; ++r)
       CHECK(std::abs(Fa(r, q) - Fb(r, q)) <= 2e-6 * ref["pairs"][q]["lambda"][r].get<double>() + 1e-9 * ref["scale"].get<double>());
 }
+
+}  // namespace svm_test

@@ -19,6 +19,8 @@
 #include "mlt/top_eigen.hpp"
 #include "test_util.hpp"
 
+namespace top_eigen_test {
+
 namespace {
 
 constexpr double kTol = 1e-12;  // kernel PCA's residual goal (pca.cpp)
@@ -138,3 +140,5 @@ TEST_CASE("top eigenpairs: the same bits for any thread count") {
     CHECK(r.passes == runs[0].passes);
   }
 }
+
+}  // namespace top_eigen_test

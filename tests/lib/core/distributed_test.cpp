@@ -13,6 +13,8 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/scatter.hpp"
 
+namespace core_distributed_test {
+
 using namespace mlt;
 
 namespace {
@@ -107,3 +109,5 @@ TEST_CASE("allreduce_sum: the rank-order sum on every rank; exclusive_prefix_sum
   CHECK(exclusive_prefix_sum(single_process(), 7).before == 0);
   CHECK(exclusive_prefix_sum(single_process(), 7).total == 7);
 }
+
+}  // namespace core_distributed_test

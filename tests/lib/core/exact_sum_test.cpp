@@ -14,6 +14,8 @@
 
 #include "mlt/core/error.hpp"
 
+namespace core_exact_sum_test {
+
 using mlt::ExactSum;
 
 namespace {
@@ -120,3 +122,5 @@ TEST_CASE("ExactSum: the same bits whatever the order and grouping, through byte
   ExactSum s;
   CHECK_THROWS_AS(s.add(std::numeric_limits<double>::infinity()), mlt::Error);
 }
+
+}  // namespace core_exact_sum_test

@@ -11,6 +11,8 @@
 #include <random>
 #include <vector>
 
+namespace core_exp_test {
+
 namespace {
 
 // Position of a double on the number line in units of its spacing: the difference of
@@ -101,3 +103,5 @@ TEST_CASE("exp_inplace: a value's bits do not depend on the others in the array,
   }
   CHECK(same);
 }
+
+}  // namespace core_exp_test

@@ -14,6 +14,8 @@
 #include "mlt/pca.hpp"
 #include "mlt/ridge.hpp"
 
+namespace core_names_test {
+
 namespace {
 
 template <typename E>
@@ -46,3 +48,5 @@ TEST_CASE("every enumeration's names round-trip; aliases are read, canonical nam
   CHECK_THROWS_WITH_AS(mlt::parse_name<mlt::KMeansInit>("Random"), "unknown seeding \"Random\" (kmeans++, random, farthest, kmeans||)",
                        mlt::UsageError);
 }
+
+}  // namespace core_names_test

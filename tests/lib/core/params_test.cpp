@@ -15,6 +15,8 @@
 #include "mlt/ridge.hpp"
 #include "mlt/svm.hpp"
 
+namespace core_params_test {
+
 namespace {
 
 template <class P>
@@ -115,3 +117,5 @@ TEST_CASE("params: the model header's params are the table's, by name") {
   const nlohmann::json j = mlt::params_json(mlt::RidgeParams::table(), p);
   CHECK(j == nlohmann::json{{"lambda", 0.5}, {"fit_intercept", false}, {"standardize", false}, {"solver", "svd"}});
 }
+
+}  // namespace core_params_test

@@ -11,6 +11,8 @@
 #include "mlt/core/parallel.hpp"
 #include "../test_util.hpp"
 
+namespace core_rowwise_test {
+
 namespace {
 
 using mlt::test::random_mat;
@@ -89,3 +91,5 @@ TEST_CASE("rowwise: within the dot-product error bound of BLAS") {
   CHECK_THROWS(mlt::rowwise::inner_products(A, random_mat(3, 4, 9)));
   CHECK_THROWS(mlt::rowwise::product(A, random_mat(4, 3, 9)));
 }
+
+}  // namespace core_rowwise_test

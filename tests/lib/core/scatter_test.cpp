@@ -19,6 +19,8 @@
 #include "mlt/core/error.hpp"
 #include "mlt/core/parallel.hpp"
 
+namespace core_scatter_test {
+
 namespace {
 
 // n x p integers in [-1000, 1000], and their cross products as int64.
@@ -145,3 +147,5 @@ TEST_CASE("centred_products: shifts or rows of another shape are refused as an i
   const arma::mat Y10(10, 1, arma::fill::ones);
   CHECK_THROWS_AS(mlt::centred_products(X, shift, nullptr, &Y10, nullptr), mlt::Error);  // no y_shift
 }
+
+}  // namespace core_scatter_test

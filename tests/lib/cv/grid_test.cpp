@@ -8,6 +8,8 @@
 #include "mlt/core/error.hpp"
 #include "mlt/cv/grid.hpp"
 
+namespace cv_grid_test {
+
 using namespace mlt;
 
 TEST_CASE("grid syntax: a range of the largest size is read in n log n, repeats still found") {
@@ -39,3 +41,5 @@ TEST_CASE("grid syntax: whole numbers past 2^53 are refused, the most negative o
   CHECK(cv::parse_axis("-k", "k", cv::ValueKind::integer, "-9007199254740992").values[0].number == -0x1p53);
   CHECK(cv::parse_axis("-k", "k", cv::ValueKind::integer, "9007199254740992").values[0].number == 0x1p53);
 }
+
+}  // namespace cv_grid_test

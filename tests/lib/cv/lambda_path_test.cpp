@@ -19,6 +19,8 @@
 #include "mlt/ridge.hpp"
 #include "../test_util.hpp"
 
+namespace cv_lambda_path_test {
+
 namespace {
 
 using mlt::test::random_mat;
@@ -204,3 +206,5 @@ TEST_CASE("lambda paths: where they apply, and what they refuse") {
   CHECK(path.scores(0, mlt::RidgeParams{}, {0.1, 1}, loo.split(0)).size() == 2);
   mlt::test::error_message([&] { path.scores(0, mlt::RidgeParams{}, {0.1, 2}, loo.split(1)); }, mlt::kExitSoftware);
 }
+
+}  // namespace cv_lambda_path_test

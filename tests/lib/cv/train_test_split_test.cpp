@@ -11,6 +11,8 @@
 
 #include "mlt/core/error.hpp"
 
+namespace cv_train_test_split_test {
+
 namespace {
 
 bool partitions(const mlt::cv::TrainTest& s, std::size_t n) {
@@ -60,3 +62,5 @@ TEST_CASE("train_test_split, stratified: every class keeps its share to within o
       CHECK(std::abs(static_cast<double>(in_test[label]) - share * static_cast<double>(count)) <= 1.0);
   }
 }
+
+}  // namespace cv_train_test_split_test

@@ -13,6 +13,8 @@
 #include "mlt/core/error.hpp"
 #include "mlt/io/csv.hpp"
 
+namespace io_csv_findings_test {
+
 using mlt::io::ColumnSelection;
 using mlt::io::CsvOptions;
 using mlt::test::TempFile;
@@ -87,3 +89,5 @@ TEST_CASE("blank lines under a wide header do not reserve a row of the matrix ea
   CHECK(t.X.n_cols == 2000);
   CHECK(t.lines == std::vector<std::uint64_t>{(std::uint64_t{4} << 20) + 2});
 }
+
+}  // namespace io_csv_findings_test

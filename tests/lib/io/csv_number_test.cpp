@@ -20,6 +20,8 @@
 #include "mlt/io/csv.hpp"
 #include "mlt/io/csv_number.hpp"
 
+namespace io_csv_number_test {
+
 using mlt::io::CellStatus;
 
 namespace {
@@ -480,3 +482,5 @@ TEST_CASE("the reader's own loop gives strtod's bits for every cell of a file") 
     CHECK(mismatches == 0);
   }
 }
+
+}  // namespace io_csv_number_test

@@ -20,6 +20,8 @@
 #include "mlt/io/number_format.hpp"
 #include "mlt/io/data_hash.hpp"
 
+namespace io_csv_placed_test {
+
 using mlt::io::ColumnSelection;
 using mlt::io::CsvOptions;
 using mlt::test::TempFile;
@@ -494,3 +496,5 @@ TEST_CASE("standard input from a pipe: each piece parsed where it was read, reco
     }
   }
 }
+
+}  // namespace io_csv_placed_test

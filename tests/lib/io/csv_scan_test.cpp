@@ -9,6 +9,8 @@
 #include <random>
 #include <string>
 
+namespace io_csv_scan_test {
+
 namespace {
 
 bool is_separator(char c, char delim) { return c == delim || c == '\n' || c == '\r'; }
@@ -87,3 +89,5 @@ TEST_CASE("line feeds counted 64 bytes at a time agree with a byte loop") {
     }
   }
 }
+
+}  // namespace io_csv_scan_test

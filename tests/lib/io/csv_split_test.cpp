@@ -15,6 +15,8 @@
 #include "mlt/io/csv_chunks.hpp"
 #include "../test_util.hpp"
 
+namespace io_csv_split_test {
+
 using namespace mlt;
 using mlt::test::TempFile;
 
@@ -207,3 +209,5 @@ TEST_CASE("FileSplit refuses what cannot be split") {
   CHECK(mlt::test::error_message([] { io::FileSplit("/nonexistent/x.csv", true, 2); }, kExitNoInput)
             .find("cannot open") != std::string::npos);
 }
+
+}  // namespace io_csv_split_test

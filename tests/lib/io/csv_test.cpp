@@ -12,6 +12,8 @@
 #include "../test_util.hpp"
 #include "mlt/io/number_format.hpp"
 
+namespace io_csv_test {
+
 using mlt::io::ColumnSelection;
 using mlt::io::CsvOptions;
 using mlt::io::read_csv;
@@ -297,3 +299,5 @@ TEST_CASE("cells are written back exactly") {
   mlt::io::append_cell(out, "a,\"b\"");
   CHECK(out == "\"a,\"\"b\"\"\"");
 }
+
+}  // namespace io_csv_test

@@ -13,6 +13,8 @@
 #include "../test_util.hpp"
 #include "mlt/io/sha256.hpp"
 
+namespace io_model_file_test {
+
 using mlt::io::ModelReader;
 using mlt::io::ModelWriter;
 
@@ -368,3 +370,5 @@ TEST_CASE("the data schema: written and read by the library; positional names wh
     CHECK(r.classes.empty());
   }
 }
+
+}  // namespace io_model_file_test

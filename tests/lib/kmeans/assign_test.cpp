@@ -6,6 +6,8 @@
 
 #include "mlt/kmeans/assign.hpp"
 
+namespace kmeans_assign_test {
+
 namespace {
 
 using mlt::Labels;
@@ -110,3 +112,5 @@ TEST_CASE("kmeans: squared_distance is its documented formula, bit for bit") {
     CHECK(mlt::kmeans::squared_distance(a.memptr(), b.memptr(), p) == expected);
   }
 }
+
+}  // namespace kmeans_assign_test

@@ -22,6 +22,8 @@
 #include "mlt/kmeans/scalable.hpp"
 #include "mlt/kmeans/source.hpp"
 
+namespace kmeans_ranks_test {
+
 using namespace mlt;
 using arma::uword;
 
@@ -252,3 +254,5 @@ TEST_CASE("kmeans over ranks: a bad row on one rank, or a sequential seeding, st
     CHECK(test::error_message([&] { std::rethrow_exception(errors[r]); }, kExitUsage).find("kmeans||") !=
           std::string::npos);
 }
+
+}  // namespace kmeans_ranks_test

@@ -14,6 +14,8 @@
 #include "mlt/kmeans/scalable.hpp"
 #include "mlt/kmeans/source.hpp"
 
+namespace kmeans_scalable_test {
+
 using namespace mlt;
 using arma::uword;
 
@@ -188,3 +190,5 @@ TEST_CASE("kmeans fit_stream_from: given centroids, streamed, as fit_from in mem
   CHECK(test::error_message([&] { KMeans(p).fit_stream_from(test::passes_of(X, 100), arma::mat(2, 5)); }, kExitDataError) ==
         test::error_message([&] { KMeans(p).fit_from(X, arma::mat(2, 5)); }, kExitDataError));
 }
+
+}  // namespace kmeans_scalable_test

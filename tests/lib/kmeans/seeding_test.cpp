@@ -4,6 +4,8 @@
 #include "mlt/core/random.hpp"
 #include "mlt/kmeans/seeding.hpp"
 
+namespace kmeans_seeding_test {
+
 TEST_CASE("kmeans: kmeanspp_rows gives distinct seeds spread over separated clusters") {
   arma::mat X(300, 2);
   mlt::Random noise(3);
@@ -26,3 +28,5 @@ TEST_CASE("kmeans: kmeanspp_rows gives distinct seeds spread over separated clus
   const arma::uvec d = mlt::kmeans::kmeanspp_rows(arma::ones(10, 2), 10, 1, rng2);
   CHECK(arma::uvec(arma::unique(d)).n_elem == 10);
 }
+
+}  // namespace kmeans_seeding_test

@@ -15,6 +15,8 @@
 #include "mlt/svm/smo.hpp"
 #include "../test_util.hpp"
 
+namespace svm_lambda_path_test {
+
 namespace {
 
 std::string saved_bytes(const mlt::Svm& m) {
@@ -120,3 +122,5 @@ TEST_CASE("svm smo: a Gram matrix of the wrong size is an internal error") {
   CHECK(a.b == b.b);
   CHECK(a.iterations == b.iterations);
 }
+
+}  // namespace svm_lambda_path_test

@@ -23,6 +23,8 @@
 
 #include "../test_util.hpp"
 
+namespace svm_linear_test {
+
 namespace {
 
 using mlt::SvmLoss;
@@ -158,3 +160,5 @@ TEST_CASE("dual CD: max_iter stops early and says so; bad options are refused by
   CHECK(mlt::test::error_message([&] { solve_dual_cd(p.Xt, p.y, p.C, o); }, mlt::kExitUsage).find("`tol`") !=
         std::string::npos);
 }
+
+}  // namespace svm_linear_test

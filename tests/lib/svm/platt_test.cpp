@@ -36,6 +36,8 @@
 #include "mlt/svm.hpp"
 #include "../test_util.hpp"
 
+namespace svm_platt_test {
+
 namespace {
 
 using mlt::test::fixture_path;
@@ -281,3 +283,5 @@ TEST_CASE("svm probability: a model saved before probabilities (no `probability`
   w2.header()["fitted"]["per_output"][1].erase("sigmoid_b");
   CHECK_THROWS_AS(mlt::Svm::load(mlt::io::ModelReader::parse(w2.bytes(), "bad")), mlt::ModelError);
 }
+
+}  // namespace svm_platt_test
