@@ -17,7 +17,7 @@ for solver in svd covariance; do
   env OPENBLAS_CORETYPE=Prescott "$MLT" pca fit "$DATA/digits.csv" --ignore digit -k 10 --solver $solver -o generic.pca
   env -u OPENBLAS_CORETYPE "$MLT" pca transform best.pca "$DATA/digits.csv" -o best.csv
   env OPENBLAS_CORETYPE=Prescott "$MLT" pca transform generic.pca "$DATA/digits.csv" -o generic.csv
-  check "$solver: $selected and Prescott kernels agree to 1e-12 relative" python3 - <<'PY'
+  check "$solver: $selected and Prescott kernels agree to 1e-12 relative" "$PYTHON" - <<'PY'
 import csv, sys
 a = [[float(x) for x in r] for r in list(csv.reader(open("best.csv")))[1:]]
 b = [[float(x) for x in r] for r in list(csv.reader(open("generic.csv")))[1:]]

@@ -85,7 +85,7 @@ expect_error 65 "empty file, not an mlt model" "empty model" "$MLT" pca transfor
 expect_error 65 "not an mlt model \(bad magic\)" "a CSV as a model" "$MLT" pca transform iris.csv iris.csv
 head -c 200 good.pca > cut.pca
 expect_error 65 "truncated" "truncated model" "$MLT" pca transform cut.pca iris.csv
-python3 - <<'PY'
+"$PYTHON" - <<'PY'
 data = bytearray(open("good.pca", "rb").read())
 pos = data.index(b"matrix components") + 30
 data[pos] ^= 0x04
@@ -105,9 +105,9 @@ check "info on a version 1 model: status 0" test "$rc" -eq 0
 check "info on a version 1 model: kind and version" test "$(head -2 <<<"$out")" = "$(printf 'kind: knn\nformat_version: 1')"
 check "info on a version 1 model: its matrices" grep -qx "  train_X (150x4)" <<<"$out"
 run "$MLT" info "$V1" --json
-check "info --json on a version 1 model" test "$(python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["format_version"], j["matrices"]["train_y"]["rows"])' <<<"$out")" = "1 150"
+check "info --json on a version 1 model" test "$(jq -r '"\(.format_version) \(.matrices.train_y.rows)"' <<<"$out")" = "1 150"
 # A model of another kind: fake one with a valid checksum.
-python3 - <<'PY'
+"$PYTHON" - <<'PY'
 import hashlib
 text = open("good.pca").read()
 body = text[: text.rindex("sha256 ")].replace('"kind":"pca"', '"kind":"kmeans"')
@@ -128,7 +128,7 @@ tail -n +2 narrow.csv > narrow-noheader.csv
 expect_error 65 "model trained on 4 features, input has 3" "width by count" \
   "$MLT" pca transform good.pca narrow-noheader.csv --no-header
 # Extra columns and another column order are fine: columns are matched by name.
-python3 - <<'PY'
+"$PYTHON" - <<'PY'
 import csv
 rows = list(csv.reader(open("iris.csv")))
 with open("shuffled.csv", "w", newline="") as f:

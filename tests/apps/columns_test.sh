@@ -11,7 +11,7 @@ ENC=(--categorical city,plan)
 # compare CSV-COLUMN REFERENCE-KEY STRATEGY TOL FILE: the predictions in FILE's column
 # equal reference.json's, each to TOL * max(1, |reference|).
 compare() {
-  python3 - "$FIX/reference.json" "$1" "$2" "$3" "$4" "$5" <<'PY'
+  "$PYTHON" - "$FIX/reference.json" "$1" "$2" "$3" "$4" "$5" <<'PY'
 import csv, json, sys
 ref, column, key, strategy, tol, path = sys.argv[1:]
 want = json.load(open(ref))[strategy][key]
@@ -21,13 +21,14 @@ bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > floa
 assert not bad, bad
 PY
 }
-kappa() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]]["ridge_kappa"])' "$FIX/reference.json" "$1"; }
+# ridge_tol STRATEGY: 1000 kappa u, kappa the reference's ridge_kappa for STRATEGY.
+ridge_tol() { jq -r --arg s "$1" '1000 * .[$s].ridge_kappa * pow(2; -53)' "$FIX/reference.json"; }
 
 for na in mean median most-frequent; do
   # Ridge: two backward-stable solves of the same centred system (X_c^T X_c + I) w =
   # X_c^T y differ by about kappa u in w; with |x| <= 80 and |y| ~ 20 a prediction
   # moves by less than 1000 kappa u relative (kappa ~ 2e4 here: 2e-9).
-  tol=$(python3 -c "print(1000 * $(kappa $na) * 2.0**-53)")
+  tol=$(ridge_tol $na)
   expect_status 0 "ridge fit --na $na" "$MLT" ridge fit "$FIX/train.csv" --target y --ignore label "${ENC[@]}" \
     --na $na --lambda 1 -o r_$na.ridge
   run "$MLT" ridge predict r_$na.ridge "$FIX/new.csv" -o r_$na.csv
@@ -50,7 +51,7 @@ expect_error 65 "unknown.csv:4:2: unknown category \"Oslo\" in column \"city\"; 
 check "unknown category: nothing written" test ! -e bad.csv
 "$MLT" ridge predict r_mean.ridge "$FIX/unknown.csv" -o bad.csv 2>/dev/null
 check "unknown category: no output file left" test ! -e bad.csv
-tol=$(python3 -c "print(1000 * $(kappa mean) * 2.0**-53)")
+tol=$(ridge_tol mean)
 expect_status 0 "fit --unknown-category zero" "$MLT" ridge fit "$FIX/train.csv" --target y --ignore label "${ENC[@]}" \
   --na mean --unknown-category zero --lambda 1 -o z.ridge
 run "$MLT" ridge predict z.ridge "$FIX/unknown.csv" -o z.csv
@@ -63,10 +64,10 @@ check "info: categories of city" grep -q "city: categories (4) Brest, Lyon, Nice
 check "info: the median of income" grep -q "income: number; fill 3.7$" <<<"$out"
 check "info: the unknown-category policy" grep -q "unknown categories: error" <<<"$out"
 run "$MLT" info z.ridge --json
-check "info --json: the encoding in the header" python3 -c '
-import json, sys; e = json.loads(sys.argv[1])["data"]["encoding"]
-assert e["impute"] == "mean" and e["unknown_category"] == "zero", e
-assert e["columns"][3] == {"name": "plan", "categories": ["basic", "free", "pro"], "fill": "pro"} or e["columns"][3]["categories"] == ["basic", "free", "pro"], e' "$out"
+check "info --json: the encoding in the header" json_holds "$out" '.data.encoding
+  | .impute == "mean" and .unknown_category == "zero"
+    and (.columns[3] == {"name": "plan", "categories": ["basic", "free", "pro"], "fill": "pro"}
+         or .columns[3].categories == ["basic", "free", "pro"])'
 
 # Score applies the encoding too; --na drop at predict still drops the rows with a
 # missing cell (and says which lines were kept).
@@ -74,7 +75,7 @@ run "$MLT" ridge score r_mean.ridge "$FIX/new.csv"
 check "score with an encoding: exit 0 ($err)" test "$rc" -eq 0
 run "$MLT" ridge predict r_mean.ridge "$FIX/new.csv" --na drop
 check "predict --na drop: the rows without a missing cell, with their line" test \
-  "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = "line,y,$(python3 -c "
+  "$(head -1 <<<"$out"),$(($(wc -l <<<"$out") - 1))" = "line,y,$("$PYTHON" -c "
 import csv; print(sum(1 for r in csv.DictReader(open('$FIX/new.csv')) if all(r[c] not in ('', 'NA') for c in ('age','city','income','plan'))))")"
 expect_error 2 "--na median: the model fills missing cells with its training mean values" "another strategy at predict" \
   "$MLT" ridge predict r_mean.ridge "$FIX/new.csv" --na median
@@ -142,6 +143,6 @@ expect_error 2 "decision regions are drawn over two numeric features" "plot regi
 expect_status 0 "penguins: logreg with island and sex one-hot, missing cells imputed" \
   "$MLT" logreg fit "$DATA/penguins.csv" --target species --categorical island,sex --na median --standardize -o p.logreg
 run "$MLT" logreg score p.logreg "$DATA/penguins.csv" --json
-check "penguins: training accuracy above 0.95" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["accuracy"] > 0.95' "$out"
+check "penguins: training accuracy above 0.95" json_holds "$out" '.accuracy > 0.95'
 
 finish

@@ -16,11 +16,10 @@ check "logreg cv header" test "$(head -1 <<<"$out")" = "lambda,score,mean,std,fo
 check "logreg cv: one row per lambda" test "$(rows "$out")" -eq 5
 check "logreg cv: default metric accuracy, one best row" test "$(awk -F, 'NR > 1 && $2 == "accuracy" { n++ } NR > 1 && $6 == 1 { b++ } END { print n, b }' <<<"$out")" = "5 1"
 run "$MLT" logreg cv "$DATA/iris.csv" --target species --standardize --lambda 0.01,1 --score log_loss --json
-check "logreg cv --score log_loss: lower is better" python3 -c '
-import json, sys; j = json.loads(sys.argv[1])
-assert j["metric"] == "log_loss"
-m = [r["mean"] for r in j["results"]]
-assert j["best"] == j["results"][m.index(min(m))], j' "$out"
+check "logreg cv --score log_loss: lower is better" json_holds "$out" '
+  ([.results[].mean] | min) as $m
+  | .metric == "log_loss" and all(.results[]; .mean | type == "number")
+    and .best == first(.results[] | select(.mean == $m))'
 run "$MLT" logreg cv "$DATA/iris.csv" --target species --standardize --kernel rbf,linear --gamma 0.1,1 --lambda 0.1
 # gamma is crossed with rbf only: the linear kernel has none, so it is one candidate,
 # its gamma cell empty.
@@ -55,7 +54,7 @@ check "logreg refit model predicts as logreg fit with the best lambda" test "$("
 expect_status 0 "logreg --oof" "$MLT" logreg cv "$IRIS" --target species --folds-from fold --standardize --lambda 1 --per-fold --json --oof oof.csv
 report=$out
 check "logreg oof header" test "$(head -1 oof.csv)" = "row,fold,species,p_setosa,p_versicolor,p_virginica"
-check "logreg oof: fold accuracies = the report's" python3 - "$report" "$IRIS" <<'PY'
+check "logreg oof: fold accuracies = the report's" "$PYTHON" - "$report" "$IRIS" <<'PY'
 import csv, json, sys
 rep = json.loads(sys.argv[1]); data = list(csv.DictReader(open(sys.argv[2]))); oof = list(csv.DictReader(open("oof.csv")))
 assert len(oof) == 150
@@ -89,7 +88,7 @@ check "no model after a failed sweep" test ! -e x.knn
 
 expect_status 0 "knn --refit" "$MLT" knn cv "$DATA/iris.csv" -k 1:15 --standardize --fold-seed 2 --refit -o best.knn
 run "$MLT" info best.knn --json
-refit_k=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["params"]["k"])' "$out")
+refit_k=$(jq -r '.params.k' <<<"$out")
 best=$(awk -F, '$6 == 1 { print $1 }' <<<"$("$MLT" knn cv "$DATA/iris.csv" -k 1:15 --standardize --fold-seed 2)")
 check "knn refit keeps the best k ($refit_k vs $best)" test "$refit_k" = "$best"
 "$MLT" -q knn fit "$DATA/iris.csv" -k "$best" --standardize -o direct.knn
@@ -98,23 +97,25 @@ check "knn refit model predicts as knn fit with the best k" test "$("$MLT" knn p
 # --- scikit-learn on the same folds (tests/fixtures/cv, scripts/fixtures/cv.py) ----
 # compare_to_sklearn JSON-REPORT FIXTURE-KEY PARAM KEY-OF-VALUE METRIC TOL [REF-METRIC]:
 # every fold score, the mean and the std within TOL x max(1, |reference|) of scikit-learn's;
-# KEY-OF-VALUE is a Python lambda from mlt's grid value to the fixture's grid key.
+# KEY-OF-VALUE is a jq filter from mlt's grid value to the fixture's grid key (pyfloat:
+# a number as Python's repr of a float writes it, "100.0", "0.01": the fixture's keys).
 compare_to_sklearn() {
-  python3 - "$FIX/expected.json" "$@" <<'PY'
-import json, sys
-ref = json.load(open(sys.argv[1]))[sys.argv[3]]["grid"]
-got = json.loads(sys.argv[2]); param, to_key, metric, tol = sys.argv[4], eval(sys.argv[5]), sys.argv[6], float(sys.argv[7])
-ref_metric = sys.argv[8] if len(sys.argv) > 8 else metric
-assert got["metric"] == metric and len(got["results"]) == len(ref), (got["metric"], len(got["results"]))
-worst = 0
-for r in got["results"]:
-    e = ref[to_key(r["params"][param])][ref_metric]
-    assert r["folds"] == 5
-    for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], e["folds"] + [e["mean"], e["std"]]):
-        worst = max(worst, abs(a - b) / max(1, abs(b)))
-print(f"{sys.argv[3]} {metric}: largest difference {worst:.3g} (tolerance {tol:g})", file=sys.stderr)
-assert worst <= tol, (metric, worst, tol)
-PY
+  local worst
+  worst=$(jq -n -r --argjson got "$1" --slurpfile fix "$FIX/expected.json" --arg case "$2" --arg param "$3" \
+    --arg metric "$5" --arg ref_metric "${7:-$5}" \
+    "def pyfloat: tostring | if test(\"^-?[0-9]+\$\") then . + \".0\" else . end; def to_key: $4;"'
+    def zip($a; $b): [range([$a, $b | length] | min) as $i | [$a[$i], $b[$i]]];
+    $fix[0][$case].grid as $ref
+    | if $got.metric == $metric and ($got.results | length) == ($ref | length) then .
+      else error("\($got.metric), \($got.results | length) results") end
+    | [$got.results[] as $r
+       | ($ref[$r.params[$param] | to_key] // error("no reference for \($r.params)"))[$ref_metric] as $e
+       | if $r.folds == 5 then . else error("\($r.folds) folds") end
+       | zip($r.fold_scores + [$r.mean, $r.std]; $e.folds + [$e.mean, $e.std])[]
+       | ((.[0] - .[1]) | fabs) / ([1, (.[1] | fabs)] | max)]
+    | max // 0') || return 1
+  printf '%s %s: largest difference %.3g (tolerance %g)\n' "$2" "$5" "$worst" "$6" >&2
+  awk -v w="$worst" -v t="$6" 'BEGIN { exit !(w <= t) }'
 }
 
 # logreg: lambda = 1/C (scikit-learn's objective C sum(loss) + ||w||^2/2 divided by C),
@@ -123,17 +124,17 @@ LOGREG=(logreg cv "$IRIS" --target species --folds-from fold --standardize --lam
 for m in accuracy balanced_accuracy f1_macro; do
   run "$MLT" "${LOGREG[@]}" --score $m
   # The same predicted classes: equal up to the rounding of the sums (1e-12).
-  check "logreg cv $m = scikit-learn's on the same folds" compare_to_sklearn "$out" logreg_iris lambda 'lambda v: repr(1 / v)' $m 1e-12
+  check "logreg cv $m = scikit-learn's on the same folds" compare_to_sklearn "$out" logreg_iris lambda '1 / . | pyfloat' $m 1e-12
 done
-check "logreg cv best accuracy: scikit-learn's C = 100" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"lambda": 0.01}' "$out"
+check "logreg cv best accuracy: scikit-learn's C = 100" json_holds "$out" '.best.params == {"lambda": 0.01}'
 run "$MLT" "${LOGREG[@]}" --score log_loss
 # log_loss: mlt (TRON at --tol 1e-10) and scikit-learn's newton-cg (tol 1e-8), two
 # independent Newton solvers, agree to 1.4e-9 (the largest at C = 100, where newton-cg
 # warned); tolerance 1e-8 absolute. The fixture's lbfgs column (tol 1e-14) is further
 # from both (up to 2.2e-5 at C = 10): lbfgs stops on its projected-gradient test
 # before the optimum, so it is not used as the reference here.
-check "logreg cv log_loss = scikit-learn's newton-cg to 1e-8" compare_to_sklearn "$out" logreg_iris lambda 'lambda v: repr(1 / v)' log_loss 1e-8
-check "logreg cv best log_loss: scikit-learn's C = 100" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"lambda": 0.01}' "$out"
+check "logreg cv log_loss = scikit-learn's newton-cg to 1e-8" compare_to_sklearn "$out" logreg_iris lambda '1 / . | pyfloat' log_loss 1e-8
+check "logreg cv best log_loss: scikit-learn's C = 100" json_holds "$out" '.best.params == {"lambda": 0.01}'
 
 # knn: brute force, uniform weights, Euclidean distance on the raw features. iris has
 # duplicate rows and many equal distances, and the two programs break ties
@@ -148,7 +149,7 @@ for m in accuracy balanced_accuracy f1_macro; do
   run "$MLT" knn cv "$IRIS" --target species --folds-from fold -k 1:15 --algorithm brute --json --per-fold --score $m
   printf '%s\n' "$out" > "knn_$m.json"
 done
-check "knn cv = scikit-learn's on the same folds, up to rows with ties" python3 - "$FIX/expected.json" "$IRIS" <<'PY'
+check "knn cv = scikit-learn's on the same folds, up to rows with ties" "$PYTHON" - "$FIX/expected.json" "$IRIS" <<'PY'
 import csv, itertools, json, sys
 from fractions import Fraction
 ref = json.load(open(sys.argv[1]))["knn_iris"]["grid"]
@@ -210,17 +211,15 @@ DIAB=$FIX/diabetes_folds.csv
 RIDGE=(ridge cv "$DIAB" --target progression --folds-from fold --lambda 0.001,0.01,0.1,1,10,100,1000 --json --per-fold)
 for m in mse rmse mae r2; do
   run "$MLT" "${RIDGE[@]}" --score $m
-  check "ridge cv $m = scikit-learn's on the same folds (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'lambda v: repr(float(v))' $m 1e-9
+  check "ridge cv $m = scikit-learn's on the same folds (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'pyfloat' $m 1e-9
   run "$MLT" "${RIDGE[@]}" --score $m --no-fast-path
-  check "ridge cv $m, one fit per lambda = scikit-learn's (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'lambda v: repr(float(v))' $m 1e-9
+  check "ridge cv $m, one fit per lambda = scikit-learn's (1e-9 relative)" compare_to_sklearn "$out" ridge_diabetes lambda 'pyfloat' $m 1e-9
 done
 run "$MLT" "${RIDGE[@]}" --score mse
-check "ridge cv best mse: scikit-learn's alpha = 0.1" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"lambda": 0.1}' "$out"
+check "ridge cv best mse: scikit-learn's alpha = 0.1" json_holds "$out" '.best.params == {"lambda": 0.1}'
 run "$MLT" "${RIDGE[@]}" --score r2
-check "ridge cv best r2: scikit-learn's alpha" python3 - "$out" "$FIX/expected.json" <<'PY'
-import json, sys
-assert json.loads(sys.argv[1])["best"]["params"]["lambda"] == json.load(open(sys.argv[2]))["ridge_diabetes"]["best_r2"]["alpha"]
-PY
+check "ridge cv best r2: scikit-learn's alpha" jq -n -e --argjson got "$out" --slurpfile fix "$FIX/expected.json" \
+  '$got.best.params.lambda == $fix[0].ridge_diabetes.best_r2.alpha' >/dev/null
 run "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-3:1e3:7 --fold-seed 3
 check "ridge cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lambda,score,mean,std,folds,best,7"
 expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "ridge --score accuracy" "$MLT" ridge cv "$DATA/diabetes.csv" --score accuracy
@@ -230,15 +229,15 @@ expect_error 2 "stratify needs class labels" "ridge --stratify" "$MLT" ridge cv 
 # point, to 1e-9 relative (Cholesky or SVD per point against one SVD/eigendecomposition).
 # same_reports A B: the same grid and folds, every score within 1e-9 relative.
 same_reports() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-assert [r["params"] for r in a["results"]] == [r["params"] for r in b["results"]]
-assert a["best"]["params"] == b["best"]["params"]
-for x, y in zip(a["results"], b["results"]):
-    for u, v in zip(x["fold_scores"] + [x["mean"]], y["fold_scores"] + [y["mean"]]):
-        assert abs(u - v) <= 1e-9 * max(1, abs(v)), (x["params"], u, v)
-PY
+  same_scores "$1" "$2" 1e-9 && jq -n -e --argjson a "$1" --argjson b "$2" '$a.best.params == $b.best.params' >/dev/null
+}
+# same_scores A B TOL: the same grid, every fold score and mean within TOL relative.
+same_scores() {
+  jq -n -e --argjson a "$1" --argjson b "$2" --arg tol "$3" '
+    def zip($x; $y): [range([$x, $y | length] | min) as $i | [$x[$i], $y[$i]]];
+    [$a.results[].params] == [$b.results[].params]
+    and all(zip($a.results; $b.results)[] as [$x, $y] | zip($x.fold_scores + [$x.mean]; $y.fold_scores + [$y.mean])[];
+            ((.[0] - .[1]) | fabs) <= ($tol | tonumber) * ([1, (.[1] | fabs)] | max))' >/dev/null
 }
 fast_equals_plain() {
   local what=$1
@@ -267,14 +266,14 @@ check "krr refit predicts" test "$("$MLT" krr predict best.krr "$DATA/diabetes.c
 # (The default ranks by the silhouette, which needs k >= 2: score_test.sh.)
 run "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 1:6 --fold-seed 1 --json --per-fold --score inertia
 check "kmeans cv runs" test "$rc" -eq 0
-check "kmeans cv: inertia, lower is better, falls with k" python3 -c '
-import json, sys; j = json.loads(sys.argv[1]); assert j["metric"] == "inertia"
-m = [r["mean"] for r in j["results"]]; assert len(m) == 6 and all(a > b for a, b in zip(m, m[1:])), m
-assert j["best"]["params"] == {"k": 6}' "$out"
+check "kmeans cv: inertia, lower is better, falls with k" json_holds "$out" '
+  .metric == "inertia"
+  and ([.results[].mean] as $m | ($m | length) == 6 and all($m[]; type == "number") and all(range(1; 6); $m[. - 1] > $m[.]))
+  and .best.params == {"k": 6}'
 # k = 1: the single centroid is the training rows' mean, so each fold's held-out
 # inertia is the sum of squared distances of its rows to that mean (closed form).
 run "$MLT" kmeans cv "$IRIS" --ignore species --folds-from fold -k 1 --json --per-fold --score inertia
-check "kmeans cv k = 1: held-out squared distances to the training mean" python3 - "$out" "$IRIS" <<'PY'
+check "kmeans cv k = 1: held-out squared distances to the training mean" "$PYTHON" - "$out" "$IRIS" <<'PY'
 import csv, json, sys
 rep = json.loads(sys.argv[1]); rows = list(csv.DictReader(open(sys.argv[2])))
 cols = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
@@ -288,7 +287,7 @@ PY
 expect_status 0 "kmeans --refit --oof" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2,3 --refit -o best.km --oof km_oof.csv
 check "kmeans oof header" test "$(head -1 km_oof.csv)" = "row,fold,cluster,sq_distance"
 run "$MLT" info best.km --json
-check "kmeans refit is a kmeans model" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["kind"] == "kmeans"' "$out"
+check "kmeans refit is a kmeans model" json_holds "$out" '.kind == "kmeans"'
 expect_error 2 "clusters" "kmeans cv without -k" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species
 expect_error 2 "unknown metric \"mse\"; choose from silhouette, inertia" "kmeans --score mse" "$MLT" kmeans cv "$DATA/iris.csv" --ignore species -k 2 --score mse
 
@@ -308,9 +307,8 @@ fast_equals_plain "ridge --loo --standardize" ridge cv "$DATA/diabetes.csv" --lo
 # declines that lambda and the plain fits answer it; no NaN.
 head -11 "$DATA/wine.csv" | cut -d, -f1-13 > wide10.csv
 fast_equals_plain "ridge --loo, H_ii near 1 (p > n, tiny lambda)" ridge cv wide10.csv --target proline --loo --lambda 1e-10,1,100
-check "ridge --loo near-singular: finite scores" python3 -c '
-import json, math, sys; j = json.loads(sys.argv[1])
-assert all(math.isfinite(v) for r in j["results"] for v in r["fold_scores"] + [r["mean"], r["std"]])' "$out"
+check "ridge --loo near-singular: finite scores" json_holds "$out" '
+  all(.results[] | (.fold_scores + [.mean, .std])[]; type == "number" and (isinfinite or isnan | not))'
 fast_equals_plain "ridge --loo, lambda 0 (plain) beside lambda 1 (closed form)" ridge cv "$DATA/diabetes.csv" --loo --lambda 0,1
 head -61 "$DATA/diabetes.csv" > diab60.csv
 fast_equals_plain "krr --loo rbf, gamma x lambda" krr cv diab60.csv --loo --kernel rbf --gamma 1e-4,1e-3 --lambda 0.01,1,100
@@ -342,15 +340,11 @@ logreg_warm_equals_plain() {
   run "$MLT" logreg cv "$@" --json --per-fold --score "$metric" --tol 1e-10 --max-iter 1000
   local fast=$out fast_rc=$rc
   run "$MLT" logreg cv "$@" --json --per-fold --score "$metric" --tol 1e-10 --max-iter 1000 --no-fast-path
-  if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && python3 - "$fast" "$out" "$tol" <<'PY'
-import json, sys
-a, b, tol = json.loads(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
-assert [r["params"] for r in a["results"]] == [r["params"] for r in b["results"]]
-for x, y in zip(a["results"], b["results"]):
-    for u, v in zip(x["fold_scores"] + [x["mean"]], y["fold_scores"] + [y["mean"]]):
-        assert abs(u - v) <= tol * max(1, abs(v)), (x["params"], u, v)
-PY
-  then pass; else fail "logreg warm start = plain path: $what"; fi
+  if [ "$fast_rc" -eq 0 ] && [ "$rc" -eq 0 ] && same_scores "$fast" "$out" "$tol"; then
+    pass
+  else
+    fail "logreg warm start = plain path: $what"
+  fi
 }
 logreg_warm_equals_plain "multinomial, log_loss" log_loss 1e-7 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --fold-seed 3
 logreg_warm_equals_plain "multinomial, accuracy (same classes)" accuracy 0 "$DATA/iris.csv" --standardize --lambda 1e-3:1e2:6 --fold-seed 3
@@ -365,27 +359,27 @@ check "knn cv --regression runs, mse by default" test "$rc,$(head -1 <<<"$out"),
 KNNREG=(knn cv "$DIAB" --regression --target progression --folds-from fold -k 1:15 --weights uniform,distance --algorithm brute --json --per-fold)
 for m in mse rmse mae r2; do
   run "$MLT" "${KNNREG[@]}" --score $m
-  check "knn cv --regression $m = scikit-learn's KNeighborsRegressor (1e-9 relative)" python3 - "$out" "$FIX/expected.json" $m <<'PY'
-import json, sys
-got, ref, m = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))["knn_regression_diabetes"]["grid"], sys.argv[3]
-assert got["metric"] == m and len(got["results"]) == 30
-for r in got["results"]:
-    e = ref[f'{r["params"]["k"]},{r["params"]["weights"]}'][m]
-    for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], e["folds"] + [e["mean"], e["std"]]):
-        assert abs(a - b) <= 1e-9 * max(1, abs(b)), (r["params"], a, b)
-PY
+  check "knn cv --regression $m = scikit-learn's KNeighborsRegressor (1e-9 relative)" \
+    jq -n -e --argjson got "$out" --slurpfile fix "$FIX/expected.json" --arg m $m '
+      def zip($x; $y): [range([$x, $y | length] | min) as $i | [$x[$i], $y[$i]]];
+      $fix[0].knn_regression_diabetes.grid as $ref
+      | $got.metric == $m and ($got.results | length) == 30
+        and all($got.results[] as $r
+                | ($ref["\($r.params.k),\($r.params.weights)"] // error("no reference for \($r.params)"))[$m] as $e
+                | zip($r.fold_scores + [$r.mean, $r.std]; $e.folds + [$e.mean, $e.std])[];
+                ((.[0] - .[1]) | fabs) <= 1e-9 * ([1, (.[1] | fabs)] | max))' >/dev/null
   run "$MLT" "${KNNREG[@]}" --score $m --no-fast-path
   b=$out
   run "$MLT" "${KNNREG[@]}" --score $m
   check "knn cv --regression $m: k-grid fast path = plain path exactly" test "$out" = "$b"
 done
 run "$MLT" "${KNNREG[@]}" --score mse
-check "knn cv --regression best mse: scikit-learn's (k = 13, distance)" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 13, "weights": "distance"}' "$out"
+check "knn cv --regression best mse: scikit-learn's (k = 13, distance)" json_holds "$out" '.best.params == {"k": 13, "weights": "distance"}'
 knn_fast_equals_plain "regression, two targets, standardized, repeats" "$DATA/diabetes.csv" --regression --target bmi,progression --standardize -k 1:12:2 --folds 3 --repeats 2
 expect_status 0 "knn --regression --refit --oof" "$MLT" knn cv "$DATA/diabetes.csv" --regression -k 3,9 --refit -o reg.knn --oof knnreg_oof.csv
 check "knn --regression oof: the target's column" test "$(head -1 knnreg_oof.csv)" = "row,fold,progression"
 run "$MLT" info reg.knn --json
-check "knn --regression refit is a regressor" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["params"]["regression"] is True' "$out"
+check "knn --regression refit is a regressor" json_holds "$out" '.params.regression == true'
 expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "knn --regression --score accuracy" "$MLT" knn cv "$DATA/diabetes.csv" --regression --score accuracy
 expect_error 2 "stratify" "knn --regression --stratify" "$MLT" knn cv "$DATA/diabetes.csv" --regression --stratify
 expect_error 2 "a classifier takes one column" "knn classification with two targets" "$MLT" knn cv "$DATA/iris.csv" --target species,petal_width
@@ -396,19 +390,18 @@ for m in ari nmi; do
   run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --score $m --json --per-fold
   # Equal to scikit-learn's adjusted_rand_score / normalized_mutual_info_score of the
   # same partitions (counts of pairs: exact up to the last bits), 1e-12.
-  check "kmeans cv --labels --score $m = scikit-learn's on the held-out rows" python3 - "$out" "$FIX/expected.json" $m <<'PY'
-import json, sys
-got, ref, m = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))["kmeans_blobs"][sys.argv[3]], sys.argv[3]
-assert got["metric"] == m
-r = got["results"][0]
-for a, b in zip(r["fold_scores"] + [r["mean"], r["std"]], ref["folds"] + [ref["mean"], ref["std"]]):
-    assert abs(a - b) <= 1e-12, (a, b)
-PY
+  check "kmeans cv --labels --score $m = scikit-learn's on the held-out rows" \
+    jq -n -e --argjson got "$out" --slurpfile fix "$FIX/expected.json" --arg m $m '
+      def zip($x; $y): [range([$x, $y | length] | min) as $i | [$x[$i], $y[$i]]];
+      ($fix[0].kmeans_blobs[$m] // error("no reference for \($m)")) as $ref | $got.results[0] as $r
+      | $got.metric == $m
+        and all(zip($r.fold_scores + [$r.mean, $r.std]; $ref.folds + [$ref.mean, $ref.std])[];
+                ((.[0] - .[1]) | fabs) <= 1e-12)' >/dev/null
 done
 run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 2:4 --score ari --json
-check "kmeans cv --score ari: higher is better, k = 3 best" python3 -c 'import json,sys; assert json.loads(sys.argv[1])["best"]["params"] == {"k": 3}' "$out"
+check "kmeans cv --score ari: higher is better, k = 3 best" json_holds "$out" '.best.params == {"k": 3}'
 run "$MLT" kmeans cv "$BLOBS" --labels group --folds-from fold -k 3 --json --per-fold --score inertia,silhouette
-check "kmeans cv --labels: the labels change no default metric; group is not a feature" python3 - "$out" "$BLOBS" <<'PY'
+check "kmeans cv --labels: the labels change no default metric; group is not a feature" "$PYTHON" - "$out" "$BLOBS" <<'PY'
 import json, sys
 j = json.loads(sys.argv[1]); assert j["metric"] == "inertia" and j["metrics"] == ["inertia", "silhouette"]
 # The clusters are the blobs: held-out inertia = squared distances to the training
@@ -447,11 +440,10 @@ same_as_alone() {  # METRICS ARGS...: checks every metric of METRICS
   local together=$out m
   for m in ${metrics//,/ }; do
     run "$MLT" "$@" --score "$m" --json
-    check "$1 cv --score $metrics: $m as alone" python3 -c '
-import json, sys
-t, a, m = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
-assert [(r["params"], r["scores"][m]) for r in t["results"]] == \
-       [(r["params"], {"mean": r["mean"], "std": r["std"]}) for r in a["results"]], (t, a)' "$together" "$out" "$m"
+    check "$1 cv --score $metrics: $m as alone" jq -n -e --argjson t "$together" --argjson a "$out" --arg m "$m" '
+      [$t.results[] | [.params, (.scores[$m] // error("no scores of \($m)"))]]
+      == [$a.results[] | [.params, {mean: (if has("mean") then .mean else error("no mean") end),
+                                   std: (if has("std") then .std else error("no std") end)}]]' >/dev/null
   done
 }
 same_as_alone mse,r2,mae ridge cv "$DATA/diabetes.csv" --lambda 1e-3:10:4

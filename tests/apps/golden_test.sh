@@ -47,7 +47,7 @@ while read -r model version algo verb input expected flags; do
   # shellcheck disable=SC2086  # flags: zero or more words
   run "$MLT" "$algo" "$verb" "$G/$model" "$G/$input" $flags -o "$model.csv"
   check "$model: $algo $verb exits 0 (stderr: $err)" test "$rc" -eq 0
-  run python3 compare.py "$model.csv" "$G/$expected"
+  run "$PYTHON" compare.py "$model.csv" "$G/$expected"
   check "$model: output equals $expected ($err)" test "$rc" -eq 0
   run "$MLT" info "$G/$model"
   check "$model: mlt info (stderr: $err)" test "$rc" -eq 0
@@ -73,7 +73,7 @@ check "every case ran ($n)" test "$n" -ge 19
 # /params/solver, knn's /params/kernel, logreg's per-class cg_iterations): the same
 # golden models without them, re-signed, load and give the same outputs.
 strip_field() {  # MODEL OUT JSON-PATH...: the model without those header fields, re-signed
-  python3 - "$@" <<'PY'
+  "$PYTHON" - "$@" <<'PY'
 import hashlib, json, sys
 src, out, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 data = open(src, "rb").read()
@@ -99,7 +99,7 @@ early_case() {  # MODEL INPUT EXPECTED VERB-AND-FLAGS -- JSON-PATH...
   strip_field "$G/$model" "early-$model" "$@"
   run "$MLT" "$algo" "$verb" "early-$model" "$G/$input" "${flags[@]}" -o "early-$model.csv"
   check "early $model without $*: loads (stderr: $err)" test "$rc" -eq 0
-  run python3 compare.py "early-$model.csv" "$G/$expected"
+  run "$PYTHON" compare.py "early-$model.csv" "$G/$expected"
   check "early $model without $*: the same output ($err)" test "$rc" -eq 0
 }
 early_case pca_iris_v1.pca iris_input.csv pca_iris_v1.expected.csv pca transform -- /params/solver
@@ -116,7 +116,7 @@ strip_field "$G/$m.logreg" "library-$m.logreg" /data
 run "$MLT" logreg predict "library-$m.logreg" "$G/wine_input.csv" --proba -o "library-$m.csv"
 check "a model without a data schema loads (stderr: $err)" test "$rc" -eq 0
 run "$MLT" logreg predict "$G/$m.logreg" "$G/wine_input.csv" --proba -o "named-$m.csv"
-check "and predicts the same, under positional names" python3 - "library-$m.csv" "named-$m.csv" <<'PY'
+check "and predicts the same, under positional names" "$PYTHON" - "library-$m.csv" "named-$m.csv" <<'PY'
 import csv, sys
 got, want = (list(csv.reader(open(f))) for f in sys.argv[1:])
 classes = want[0][1:]
@@ -129,7 +129,7 @@ PY
 # The comparison can fail: a number moved by 1e-8 (relative), a label changed.
 read -r _ _ _ _ _ expected _ < <(grep -v '^#' "$G/cases.txt" | grep ' logreg ' | head -1)
 cp "$G/$expected" expected.csv
-python3 - expected.csv <<'PY'
+"$PYTHON" - expected.csv <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 rows[1][1] = repr(float(rows[1][1]) * (1 + 1e-8) + 1e-8)
@@ -138,10 +138,10 @@ rows = list(csv.reader(open(sys.argv[1])))
 rows[1][0] = rows[2][0] if rows[2][0] != rows[1][0] else "other"
 csv.writer(open("relabelled.csv", "w", newline=""), lineterminator="\n").writerows(rows)
 PY
-run python3 compare.py moved.csv expected.csv
+run "$PYTHON" compare.py moved.csv expected.csv
 check "compare: a number moved by 1e-8 fails" test "$rc" -eq 1
-run python3 compare.py relabelled.csv expected.csv
+run "$PYTHON" compare.py relabelled.csv expected.csv
 check "compare: a changed label fails" test "$rc" -eq 1
-run python3 compare.py expected.csv expected.csv
+run "$PYTHON" compare.py expected.csv expected.csv
 check "compare: the same file passes" test "$rc" -eq 0
 finish

@@ -28,7 +28,7 @@ check "previous model intact" test "$(sha256sum keep.pca)" = "$before"
 check "no temporary left" test -z "$(ls -A | grep '\.tmp-')"
 
 # A closed pipe: quiet, status 141 (SIGPIPE), as any filter.
-python3 - <<'PY'
+"$PYTHON" - <<'PY'
 import random
 random.seed(1)
 with open("big.csv", "w") as f:
@@ -41,7 +41,7 @@ run bash -c "'$MLT' pca transform big.pca big.csv | head -1; exit \${PIPESTATUS[
 check "head -1: status 141" test "$rc" -eq 141
 check "head -1: nothing on stderr" test -z "$err"
 # With SIGPIPE ignored by the parent, EPIPE is still a quiet stop.
-run python3 -c "
+run "$PYTHON" -c "
 import signal, subprocess, sys
 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
 p = subprocess.Popen(['$MLT', 'pca', 'transform', 'big.pca', 'big.csv'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, restore_signals=False)
@@ -51,7 +51,7 @@ check "EPIPE: status 141" test "$rc" -eq 141
 check "EPIPE: nothing on stderr" test -z "$err"
 
 # Killed while writing: the target holds the old content, no temporary remains.
-python3 - <<'PY'
+"$PYTHON" - <<'PY'
 import random
 random.seed(2)
 with open("wide.csv", "w") as f:

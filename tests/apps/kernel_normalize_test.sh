@@ -9,7 +9,7 @@ KRR=$SRC/tests/fixtures/krr
 
 # predictions (after a header line) within TOL of a fixture file (one value per line)
 same_as() {  # CSV FIXTURE TOL
-  python3 -c "
+  "$PYTHON" -c "
 import sys
 got = [float(l) for l in open(sys.argv[1]).read().split()[1:]]
 want = [float(l) for l in open(sys.argv[2])]

@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh" "$@"
 FIX=$SRC/tests/fixtures/kernel_pca
 
-python3 - "$DATA/iris.csv" <<'PY'
+"$PYTHON" - "$DATA/iris.csv" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().splitlines()
 head, rows = lines[0], lines[1:]
@@ -16,7 +16,7 @@ PY
 # scores equal to scikit-learn's up to sign: 1e-8 relative to max(1, |value|)
 # (tests/lib/kernel_pca_test.cpp derives it).
 same_scores() {  # CSV FIXTURE [TOLERANCE]
-  python3 - "$1" "$2" "${3:-1e-8}" <<'PY'
+  "$PYTHON" - "$1" "$2" "${3:-1e-8}" <<'PY'
 import json, sys
 rows = [list(map(float, l.split(","))) for l in open(sys.argv[1]).read().splitlines()[1:]]
 ref = json.load(open(sys.argv[2]))["scores_test"]
@@ -42,25 +42,23 @@ check "transform: scikit-learn's KernelPCA scores (poly)" same_scores poly.csv "
 # score: no reconstruction in the input space; the feature-space error and ratio as the
 # fixture's NumPy formulas.
 run "$MLT" pca score rbf.pca test.csv --json
-check "score: no reconstruction_mse for kernel PCA" python3 -c '
-import json, sys; assert "reconstruction_mse" not in json.loads(sys.argv[1])' "$out"
-ref_pe=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["projection_error_test"])' "$FIX/iris_rbf.json")
-ref_evr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["explained_variance_ratio_test"])' "$FIX/iris_rbf.json")
+check "score: no reconstruction_mse for kernel PCA" json_holds "$out" 'has("reconstruction_mse") | not'
+ref_pe=$(jq -r '.projection_error_test' "$FIX/iris_rbf.json")
+ref_evr=$(jq -r '.explained_variance_ratio_test' "$FIX/iris_rbf.json")
 check "score: projection_error ($ref_pe)" close_to "$(json_get "$out" projection_error)" "$ref_pe" 1e-8
 check "score: explained_variance_ratio ($ref_evr)" close_to "$(json_get "$out" explained_variance_ratio)" "$ref_evr" 1e-8
 
 # info: the kernel and its resolved parameters; only those that apply.
 run "$MLT" info rbf.pca --json
-check "info: kernel rbf, gamma 0.5, no degree" python3 -c '
-import json, sys; p = json.loads(sys.argv[1])["params"]
-assert p["kernel"] == "rbf" and p["gamma"] == 0.5 and "degree" not in p and "solver" not in p, p' "$out"
+check "info: kernel rbf, gamma 0.5, no degree" json_holds "$out" '
+  .params | .kernel == "rbf" and .gamma == 0.5 and (has("degree") | not) and (has("solver") | not)'
 
 # The linear kernel is PCA: the same scores as plain PCA, up to sign.
 "$MLT" pca fit "$DATA/iris.csv" --ignore species -k 3 -o lin.pca
 "$MLT" pca fit "$DATA/iris.csv" --ignore species -k 3 --kernel linear -o klin.pca
 "$MLT" pca transform lin.pca "$DATA/iris.csv" -o lin.csv
 "$MLT" pca transform klin.pca "$DATA/iris.csv" -o klin.csv
-check "linear kernel = PCA (1e-9, up to sign)" python3 - <<'PY'
+check "linear kernel = PCA (1e-9, up to sign)" "$PYTHON" - <<'PY'
 a = [list(map(float, l.split(","))) for l in open("lin.csv").read().splitlines()[1:]]
 b = [list(map(float, l.split(","))) for l in open("klin.csv").read().splitlines()[1:]]
 for j in range(3):
@@ -102,15 +100,14 @@ check "fit: the summary names the Nyström features" grep -q "of the Nyström fe
 run "$MLT" pca transform ny.pca test.csv -o ny.csv
 check "transform: scikit-learn's Nystroem + PCA scores" same_scores ny.csv "$NY" 2e-9
 run "$MLT" pca score ny.pca test.csv --json
-ref_pe=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["projection_error_test"])' "$NY")
+ref_pe=$(jq -r '.projection_error_test' "$NY")
 check "score: projection_error in the true feature space ($ref_pe)" close_to "$(json_get "$out" projection_error)" "$ref_pe" 2e-9
 run "$MLT" info ny.pca --json
-check "info: nystrom 20, landmarks uniform, seed 7; the landmarks, map, mean and components stored" python3 -c '
-import json, sys; h = json.loads(sys.argv[1]); p, f, m = h["params"], h["fitted"], h["matrices"]
-assert p["nystrom"] == 20 and p["landmarks"] == "uniform" and p["seed"] == 7 and "eigen_solver" not in p, p
-assert f["n_landmarks"] == 20 and f["rank"] == 20 and f["n_train"] == 75, f
-assert (m["landmarks"]["rows"], m["landmarks"]["cols"]) == (20, 4) and "train" not in m and "alphas" not in m, m
-assert (m["nystrom_map"]["rows"], m["components"]["rows"], m["components"]["cols"]) == (20, 4, 20), m' "$out"
+check "info: nystrom 20, landmarks uniform, seed 7; the landmarks, map, mean and components stored" json_holds "$out" '
+  (.params | .nystrom == 20 and .landmarks == "uniform" and .seed == 7 and (has("eigen_solver") | not))
+  and (.fitted | .n_landmarks == 20 and .rank == 20 and .n_train == 75)
+  and (.matrices | [.landmarks.rows, .landmarks.cols] == [20, 4] and (has("train") | not) and (has("alphas") | not)
+       and [.nystrom_map.rows, .components.rows, .components.cols] == [20, 4, 20])'
 # kmeans++ landmarks and another seed: other landmarks, still a model.
 expect_status 0 "fit --landmarks kmeans++" "$MLT" pca fit train.csv --ignore species --kernel rbf -k 2 --nystrom 10 \
   --landmarks kmeans++ -o kpp.pca
@@ -129,7 +126,7 @@ expect_status 0 "fit --kernel precomputed --nystrom" "$MLT" pca fit "$PRE/krr_tr
 "$MLT" pca transform pre.pca "$PRE/krr_test.csv" --ignore y -o pre.csv
 "$MLT" pca fit "$SRC/tests/fixtures/krr/train.csv" --ignore y --kernel rbf --gamma 0.5 -k 3 --nystrom 30 -o rbf30.pca
 "$MLT" pca transform rbf30.pca "$SRC/tests/fixtures/krr/test.csv" --ignore y -o rbf30.csv
-check "precomputed Nyström = rbf Nyström (1e-8, up to sign)" python3 - <<'PY'
+check "precomputed Nyström = rbf Nyström (1e-8, up to sign)" "$PYTHON" - <<'PY'
 a = [list(map(float, l.split(","))) for l in open("pre.csv").read().splitlines()[1:]]
 b = [list(map(float, l.split(","))) for l in open("rbf30.csv").read().splitlines()[1:]]
 assert len(a) == len(b) > 0

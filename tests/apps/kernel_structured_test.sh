@@ -84,7 +84,7 @@ check "no model after failures" test ! -e x.svm -a ! -e x.pca
 expect_status 0 "svm cv, walk kernel" "$MLT" svm cv "$DATA/molecules.csv" --ignore id --kernel walk --walk-length 2 \
   --normalize --folds 4 --json
 check "svm, walk kernel of length 2: cv accuracy >= 0.9 ($out)" \
-  python3 -c 'import json,sys; r=json.loads(sys.argv[1]); sys.exit(0 if r["best"]["mean"] >= 0.9 else 1)' "$out"
+  json_holds "$out" '.best.mean >= 0.9'
 expect_status 0 "krr fit, walk kernel" "$MLT" knn fit "$DATA/molecules.csv" --ignore id --kernel walk -k 3 -o m.knn
 run "$MLT" knn predict m.knn "$DATA/molecules.csv"
 check "knn predicts every graph" test "$(wc -l <<<"$out")" -eq 161
@@ -99,16 +99,14 @@ run "$MLT" info info.knn
 check "info: features (1 text column (spectrum kernel))" grep -q "^features (1 text column (spectrum kernel)): " <<<"$out"
 check "info: fitted n_features is 1 (the text column)" grep -q "^  n_features: 1$" <<<"$out"
 run "$MLT" info info.knn --json
-check "info --json: n_features 1, the encoded width apart" python3 -c '
-import json, sys; f = json.loads(sys.argv[1])["fitted"]
-assert f["n_features"] == 1 and f["encoded_width"] > 1 and f["input"] == "1 text column (spectrum kernel)", f' "$out"
+check "info --json: n_features 1, the encoded width apart" json_holds "$out" '
+  .fitted | .n_features == 1 and .encoded_width > 1 and .input == "1 text column (spectrum kernel)"'
 "$MLT" -q pca fit "$DATA/molecules.csv" --ignore id,class --kernel walk -k 2 -o info.pca
 run "$MLT" info info.pca
 check "info: features (1 graph column (walk kernel))" grep -q "^features (1 graph column (walk kernel)): " <<<"$out"
 "$MLT" -q krr fit "$SRC/tests/fixtures/precomputed/krr_train.csv" --kernel precomputed -o info.krr
 run "$MLT" info info.krr --json
-check "info --json: a precomputed model reads 80 kernel values" python3 -c '
-import json, sys; f = json.loads(sys.argv[1])["fitted"]
-assert f["n_features"] == 80 and f["encoded_width"] == 81, f
-assert f["input"] == "kernel values against 80 training rows (precomputed kernel)", f' "$out"
+check "info --json: a precomputed model reads 80 kernel values" json_holds "$out" '
+  .fitted | .n_features == 80 and .encoded_width == 81
+  and .input == "kernel values against 80 training rows (precomputed kernel)"'
 finish

@@ -4,8 +4,8 @@
 # scripts/fixtures/kmeans.py).
 source "$(dirname "$0")/lib.sh" "$@"
 REF=$SRC/tests/fixtures/kmeans/reference.json
-ref() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(repr(d[sys.argv[2]][sys.argv[3]]))' "$REF" "$1" "$2"; }
-info_get() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["info"][sys.argv[1]])' "$1"; }
+ref() { jq -r --arg c "$1" --arg k "$2" '.[$c] | if has($k) then .[$k] else error("no \($c).\($k)") end' "$REF"; }
+info_get() { jq -r --arg k "$1" '.info | if has($k) then .[$k] else error("no info.\($k)") end'; }
 
 expect_status 0 "fit iris" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 10 -o iris.km
 check "model written" test -s iris.km
@@ -19,7 +19,7 @@ done
 run "$MLT" info iris.km --json
 info=$out
 check "energy = scikit-learn's inertia (1e-6 relative)" close_to "$(info_get energy <<<"$info")" "$(ref iris inertia)" 1e-6
-check "cluster sizes sum to 150" test "$(python3 -c 'import json,sys; print(sum(json.loads(sys.stdin.read())["info"]["cluster_sizes"]))' <<<"$info")" -eq 150
+check "cluster sizes sum to 150" test "$(jq '.info.cluster_sizes | add' <<<"$info")" -eq 150
 
 # predict: a 1-based cluster column, optionally the distances.
 run "$MLT" kmeans predict iris.km "$DATA/iris.csv"
@@ -28,7 +28,7 @@ check "predict: 150 rows" test "$(wc -l <<<"$out")" -eq 151
 check "predict: clusters 1..3" test "$(tail -n +2 <<<"$out" | sort -u | tr '\n' ' ')" = "1 2 3 "
 run "$MLT" kmeans predict iris.km "$DATA/iris.csv" --distances -o dist.csv
 check "--distances: header" test "$(head -1 dist.csv)" = "cluster,distance_1,distance_2,distance_3"
-check "--distances: the cluster is the nearest" python3 -c "
+check "--distances: the cluster is the nearest" "$PYTHON" -c "
 import csv, sys
 rows = list(csv.DictReader(open('dist.csv')))
 ok = all(int(r['cluster']) == 1 + min(range(3), key=lambda l: float(r['distance_%d' % (l + 1)])) for r in rows)
@@ -71,10 +71,8 @@ expect_status 0 "farthest seeding" "$MLT" kmeans fit "$DATA/iris.csv" --ignore s
 expect_status 0 "kmeans|| seeding" "$MLT" kmeans fit "$DATA/digits.csv" --ignore digit -k 10 --init 'kmeans||' -o par.km
 run "$MLT" info par.km --json
 check "kmeans||: info seeding" test "$(info_get seeding <<<"$out")" = "kmeans||"
-check "kmeans||: 10 seed rows, distinct, within 1..1797" python3 -c "
-import json, sys
-rows = json.loads(sys.argv[1])['info']['seed_rows']
-sys.exit(0 if len(rows) == 10 == len(set(rows)) and all(1 <= r <= 1797 for r in rows) else 1)" "$out"
+check "kmeans||: 10 seed rows, distinct, within 1..1797" json_holds "$out" '
+  .info.seed_rows | length == 10 and (unique | length) == 10 and all(.[]; 1 <= . and . <= 1797)'
 "$MLT" kmeans fit "$DATA/digits.csv" --ignore digit -k 10 --init kmeans-parallel -o par2.km 2>/dev/null
 check "kmeans-parallel = kmeans||" test "$(grep -v '^{' par.km | sed '$d')" = "$(grep -v '^{' par2.km | sed '$d')"
 expect_status 0 "kmeans|| --local-trials" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --init 'kmeans||' \
@@ -83,13 +81,13 @@ expect_error 2 "applies to the kmeans\+\+ and kmeans\|\| seedings only" "--local
   "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --init farthest --local-trials 2 -o x.km
 
 # --centroids: Lloyd from given centroids (scikit-learn's optimum: nothing moves).
-python3 -c "
-import json; d = json.load(open('$REF'))['iris']
-print('sepal_length,sepal_width,petal_length,petal_width')
-for c in d['centers']: print(','.join(repr(v) for v in c))" >start.csv
+{
+  echo sepal_length,sepal_width,petal_length,petal_width
+  jq -r '.iris.centers[] | map(tostring) | join(",")' "$REF"
+} >start.csv
 expect_status 0 "fit --centroids" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species --centroids start.csv -o start.km
 run "$MLT" info start.km --json
-check "--centroids: k from the file" test "$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["fitted"]["k"])' <<<"$out")" = 3
+check "--centroids: k from the file" test "$(jq -r '.fitted.k' <<<"$out")" = 3
 check "--centroids: energy = scikit-learn's inertia" close_to "$(info_get energy <<<"$out")" "$(ref iris inertia)" 1e-12
 check "--centroids: converged at once" test "$(info_get iterations <<<"$out")" -eq 1
 expect_error 2 "but start.csv has 3 centroids" "-k against --centroids" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 4 --centroids start.csv -o x.km

@@ -10,7 +10,7 @@ FIX=$SRC/tests/fixtures/krr
 
 # predictions within 1e-6 of a fixture file (one value per line, no header)
 same_as_fixture() {
-  python3 -c "
+  "$PYTHON" -c "
 import sys
 got = [float(l) for l in open(sys.argv[1]).read().split()[1:]]
 want = [float(l) for l in open(sys.argv[2])]
@@ -42,10 +42,8 @@ check "the linear kernel with an intercept equals scikit-learn's Ridge" same_as_
 run "$MLT" krr score d.krr "$SRC/data/diabetes.csv" --json
 krr_r2=$out
 run "$MLT" ridge score d.ridge "$SRC/data/diabetes.csv" --json
-check "diabetes: krr linear has ridge's r2 (the issue's -3.4 was the missing intercept)" python3 -c "
-import json, sys
-a, b = json.loads(sys.argv[1])['r2'], json.loads(sys.argv[2])['r2']
-sys.exit(0 if abs(a - b) <= 1e-9 and a > 0.5 else 1)" "$krr_r2" "$out"
+check "diabetes: krr linear has ridge's r2 (the issue's -3.4 was the missing intercept)" \
+  jq -n -e --argjson a "$krr_r2" --argjson b "$out" '(($a.r2 - $b.r2) | fabs) <= 1e-9 and $a.r2 > 0.5' >/dev/null
 run "$MLT" info rbf_b.krr
 check "info: the intercept is a parameter" grep -q 'fit_intercept: true' <<<"$out"
 
@@ -56,7 +54,7 @@ check "info: n_train" grep -q 'n_train: 80' <<<"$out"
 check "info: exact" grep -q 'method: exact' <<<"$out"
 
 run "$MLT" krr score rbf.krr "$FIX/test.csv" --json
-check "score has r2" python3 -c "import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if 0.5 < d['r2'] <= 1 and d['n_samples'] == 40 else 1)" "$out"
+check "score has r2" json_holds "$out" '0.5 < .r2 and .r2 <= 1 and .n_samples == 40'
 
 # Nyström: all rows as landmarks is the exact fit; fewer gives a model of M rows.
 expect_status 0 "fit nystrom M=n" "$MLT" krr fit "$FIX/train.csv" --kernel rbf --gamma 0.5 --lambda 0.1 --nystrom 80 --no-intercept \
@@ -97,7 +95,7 @@ check "no model after failures" test ! -e x.krr
 # --- Streamed (--stream, --memory): the Nyström fit in three passes over DATA ---------
 # The model against the in-memory one: the same landmark rows, and predictions within
 # the bound tests/lib/krr_test.cpp derives (same_krr, same_model.sh).
-python3 - >smooth.csv <<'PY'
+"$PYTHON" - >smooth.csv <<'PY'
 import math, random
 random.seed(5)
 print("x1,x2,x3,x4,y1,y2")
@@ -114,10 +112,8 @@ check "--stream: ran (exit $rc; $err)" test "$rc" -eq 0
 check "--stream: read in chunks, three passes ($err)" grep -qE "streamed 600 rows in [1-9][0-9] chunks, 3 passes" <<<"$err"
 check "--stream 1K = in memory (same landmarks, predictions within the bound)" same_krr s1k.krr mem.krr smooth.csv 2
 run "$MLT" info s1k.krr --json
-check "--stream: the same basis rows, bit for bit" python3 -c '
-import json, subprocess, sys
-a, b = (json.loads(subprocess.check_output([sys.argv[1], "info", m, "--json"])) for m in ("s1k.krr", "mem.krr"))
-sys.exit(0 if a["matrices"]["basis"] == b["matrices"]["basis"] and a["fitted"]["n_train"] == 600 else 1)' "$MLT"
+check "--stream: the same basis rows, bit for bit" jq -n -e --argjson a "$(model_json s1k.krr)" --argjson b "$(model_json mem.krr)" \
+  '$a.matrices.basis == $b.matrices.basis and $a.fitted.n_train == 600' >/dev/null
 expect_status 0 "--stream --no-intercept" "$MLT" krr fit smooth.csv "${ny[@]}" --target y1 --no-intercept --stream \
   --chunk-size 300 -o s0.krr
 "$MLT" krr fit smooth.csv "${ny[@]}" --target y1 --no-intercept -o mem0.krr

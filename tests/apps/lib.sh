@@ -18,6 +18,8 @@ fi
 WORK=$PWD
 trap 'rm -rf "$WORK"' EXIT
 export LC_ALL=C
+# The system interpreter scripts/install-deps installs, with NumPy; not whatever python3 is first in PATH.
+PYTHON=/usr/bin/python3
 passed=0
 failed=0
 
@@ -68,9 +70,17 @@ close_to() {
   awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= t * m) }'
 }
 
-# json_get FILE-OR-STRING KEY: a top-level number or string from a JSON object.
+# json_get JSON KEY: a top-level number or string from a JSON object (a missing key is
+# an error, with no output, not "null").
 json_get() {
-  python3 -c 'import json,sys; v=json.loads(sys.argv[1]); print(v[sys.argv[2]])' "$1" "$2"
+  jq -r --arg k "$2" 'if has($k) then .[$k] else error("json_get: no key \($k)") end' <<<"$1"
+}
+
+# json_holds JSON FILTER: jq's FILTER is true (neither false nor null) on the JSON document.
+# Not `jq -e FILTER <<<"$JSON"`: jq 1.6 exits 0 on an empty input, so a command that printed
+# nothing would pass; `input` fails there, as Python's json.loads did.
+json_holds() {
+  jq -n -e "input | ($2)" <<<"$1" >/dev/null
 }
 
 finish() {

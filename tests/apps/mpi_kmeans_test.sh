@@ -19,14 +19,14 @@ source "$(dirname "$0")/same_model.sh"
 # shellcheck source=mpi_run.sh disable=SC1091
 source "$(dirname "$0")/mpi_run.sh"
 # info_of MODEL KEY: a field of the model's info, as JSON.
-info_of() { model_json "$1" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["info"][sys.argv[1]]))' "$2"; }
+info_of() { model_json "$1" | jq -c --arg k "$2" '.info | if has($k) then .[$k] else error("no info.\($k)") end'; }
 
 # close_centroids A B DATA IGNORE: A's working centroids within the summation bound of
 # B's (B: the single-process model), with the labels of B (predict) and B's centring
 # (and scaling); and every row's margin wide enough for the labels to hold.
 close_centroids() {
   "$MLT" kmeans predict "$2" "$3" -o labels.csv >/dev/null 2>&1 || return 1
-  python3 - "$(model_json "$1")" "$(model_json "$2")" "$3" "$4" labels.csv <<'PY'
+  "$PYTHON" - "$(model_json "$1")" "$(model_json "$2")" "$3" "$4" labels.csv <<'PY'
 import csv, json, math, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 ignore = set(sys.argv[4].split(","))
@@ -105,7 +105,7 @@ fit_case wine "$DATA/wine.csv" cultivar -k 3 --standardize --n-init 3
 fit_case digits "$DATA/digits.csv" digit -k 10
 
 # Given centroids: rows 1, 51 and 101 of iris, nudged.
-python3 - "$DATA/iris.csv" >start.csv <<'PY'
+"$PYTHON" - "$DATA/iris.csv" >start.csv <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 w = csv.writer(sys.stdout, lineterminator="\n")
@@ -127,7 +127,7 @@ check "--centroids -np 3: the same labels" cmp -s c3.pred c.pred
 check "--centroids -np 3: centroids within the bound" close_centroids c3.km c.km "$DATA/iris.csv" species
 
 # A bad cell on line 1003 of 1004, in the last rank's part.
-python3 -c '
+"$PYTHON" -c '
 print("a,b")
 for i in range(1000): print(f"{i % 13},{i % 7}")
 print("1,2")

@@ -15,7 +15,7 @@ source "$(dirname "$0")/mpi_run.sh"
 source "$(dirname "$0")/same_model.sh"
 
 
-python3 - >smooth.csv <<'PY'
+"$PYTHON" - >smooth.csv <<'PY'
 import math, random
 random.seed(5)
 print("x1,x2,x3,x4,y")
@@ -49,7 +49,7 @@ check "krr --standardize -np 3: 600 finite predictions" bash -c \
 
 # A bad cell on line 1003 of 1004, in the last rank's part: every rank stops with its
 # file:line:column, said once, status 65, no model.
-python3 -c '
+"$PYTHON" -c '
 import math
 print("a,b,y")
 for i in range(1000): print(f"{i % 13},{i % 7},{math.sin(i)}")

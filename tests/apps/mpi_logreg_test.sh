@@ -45,7 +45,7 @@ done
 "$MLT" logreg fit "$DATA/wine.csv" --standardize --multiclass ovr --class-weight balanced -o wine.logreg
 expect_status 0 "wine ovr balanced -np 3" mpi 3 "$MLT" logreg fit "$DATA/wine.csv" --standardize --multiclass ovr \
   --class-weight balanced --chunk-size 1K -o wine3.logreg
-amplify=$(python3 - "$(model_json wine.logreg)" "$DATA/wine.csv" <<'PY'
+amplify=$("$PYTHON" - "$(model_json wine.logreg)" "$DATA/wine.csv" <<'PY'
 import csv, json, math, sys
 m = json.loads(sys.argv[1])["matrices"]
 W, b = m["coef"]["values"], [r[0] for r in m["intercept"]["values"]]
@@ -82,13 +82,13 @@ write_quoted_labels quoted.csv
 "$MLT" logreg fit quoted.csv --target species --ignore note --standardize -o qm.logreg
 expect_status 0 "quoted labels -np 3" mpi 3 "$MLT" logreg fit quoted.csv --target species --ignore note --standardize \
   --chunk-size 64 -o q3.logreg
-check "quoted labels -np 3: the same classes" test "$(model_json q3.logreg | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["classes"])')" = \
-  "$(model_json qm.logreg | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["classes"])')"
+check "quoted labels -np 3: the same classes" \
+  test "$(model_json q3.logreg | jq -c '.data.classes')" = "$(model_json qm.logreg | jq -c '.data.classes')"
 check "quoted labels -np 3 = in memory" same_logreg q3.logreg qm.logreg quoted.csv
 
 # A bad cell on line 1003 of 1004, in the last rank's part: every rank stops with its
 # file:line:column, said once, status 65, no model.
-python3 - >late.csv <<'PY'
+"$PYTHON" - >late.csv <<'PY'
 print("a,b,y")
 for i in range(1000):
     print(f"{i % 13},{i % 7},{'yes' if (i * 7919) % 11 > 4 else 'no'}")

@@ -43,7 +43,7 @@ same_bytes kmeans kmeans.ref "$MLT" kmeans predict i.km "$DATA/iris.csv" --dista
 same_bytes pca pca.ref "$MLT" pca transform i.pca "$DATA/iris.csv"
 # Quoted cells spanning lines: the rank cuts fall between records, never inside one.
 write_quoted_iris() {
-  python3 - "$DATA/iris.csv" >"$1" <<'PY'
+  "$PYTHON" - "$DATA/iris.csv" >"$1" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 w = csv.writer(sys.stdout, lineterminator="\n")
@@ -58,7 +58,7 @@ same_bytes quoted quoted.ref "$MLT" pca transform i.pca quoted.csv --keep note
 
 # Large enough that one process reads DATA in several chunks and a rank sends its part
 # in several blocks (RankOrderedCsv::kBlock, 4 MiB): 600,000 rows.
-python3 -c '
+"$PYTHON" -c '
 import random
 random.seed(5)
 print("a,b,y")
@@ -85,7 +85,7 @@ done
 # the point (0,0); the query (1,0) is at distance 1 of them and of row 10; (4,4) at
 # √2 of rows 1 and 12. The single search lists the lower row first (2, 3, 10 for
 # (1,0)); so must the merge of the shards'.
-python3 - >tie.csv <<'PY'
+"$PYTHON" - >tie.csv <<'PY'
 pts = [(5, 5), (0, 0), (0, 0), (9, 9), (7, 1), (1, 7), (8, 8), (6, 2), (2, 6), (2, 0), (0, 0), (3, 3)]
 print("x,y,label")
 for i, (x, y) in enumerate(pts):
@@ -99,7 +99,7 @@ check "ties: the single search lists rows 2, 3, 11 for (0,0)" \
 same_bytes tie tie.ref "$MLT" knn predict tie.knn tieq.csv --neighbors
 # A kernel distance over 2,500 training rows: two Gram blocks of the search, so the
 # shards of 2 and 3 ranks are whole blocks (one rank gets none under -np 3).
-python3 -c '
+"$PYTHON" -c '
 import random
 random.seed(7)
 print("a,b,c,y")
@@ -113,7 +113,7 @@ same_bytes kern kern.ref "$MLT" knn predict k.knn kernq.csv --neighbors
 
 # A bad cell on line 1003 of 1004 (the last rank's part for ridge; read by every rank
 # for knn): status 65, its file:line:column said once, nothing written, no temporary.
-python3 -c '
+"$PYTHON" -c '
 print("a,b,y")
 for i in range(1000): print(f"{i},{i % 7},{2 * i}")
 print("1,2,3")
@@ -152,7 +152,7 @@ check "--na drop under -np 2: refused (exit $rc; $err)" test "$rc" -eq 2
 # temporary, and SIGKILL after odls_base_sigkill_timeout seconds (1 by default): 10
 # here, so that a loaded machine cannot turn the removal into a race (a rank that is
 # SIGKILLed leaves a hidden .OUT.tmp-* file, which the next run writing OUT removes).
-python3 -c '
+"$PYTHON" -c '
 import random
 random.seed(11)
 print(",".join(f"x{j}" for j in range(16)) + ",y")

@@ -60,7 +60,7 @@ check "quoted multi-line cells split between 3 ranks: the same model" same_pca q
 
 # A bad cell on line 1003 of 1004, in the last rank's part: every rank stops with its
 # file:line:column, said once (rank 0 speaks), status 65, no model.
-python3 -c '
+"$PYTHON" -c '
 print("a,b,y")
 for i in range(1000): print(f"{i},{i % 7},{2 * i}")
 print("1,2,3")

@@ -12,7 +12,7 @@ check "transform: 150 rows" test "$(wc -l <<<"$out")" -eq 151
 expect_status 0 "fit all components" "$MLT" pca fit "$DATA/iris.csv" --ignore species -o full.pca
 run "$MLT" pca transform full.pca "$DATA/iris.csv" --reconstruct
 first=$(sed -n 2p <<<"$out")
-check "full reconstruction of row 1" python3 -c "
+check "full reconstruction of row 1" "$PYTHON" -c "
 import sys; v=[float(x) for x in '$first'.split(',')]; w=[5.1,3.5,1.4,0.2]
 sys.exit(0 if all(abs(a-b) < 1e-12 for a,b in zip(v,w)) else 1)"
 
@@ -29,7 +29,7 @@ check "model from a pipe" test "$rc" -eq 0
 # on a thread of its own) and from a pipe (hashed as it is read ahead): a 9 MB file.
 awk 'BEGIN { print "a,b,c"; for (i = 0; i < 400000; i++) printf "%d.%d,%d,%.3f\n", i, i % 7, i % 1000, i / 9 }' > big.csv
 xxh=$(xxhsum -H2 < big.csv | cut -d' ' -f1)
-fingerprint() { "$MLT" info "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_xxh128"])'; }
+fingerprint() { "$MLT" info "$1" --json | jq -r '.provenance.data_xxh128'; }
 "$MLT" pca fit big.csv -k 1 -o big.pca
 check "data_xxh128 of a file = xxhsum -H2" test "$(fingerprint big.pca)" = "$xxh"
 "$MLT" pca fit - -k 1 -o big-piped.pca < <(cat big.csv)
@@ -39,13 +39,13 @@ check "data_xxh128 of iris = xxhsum -H2" test "$(fingerprint iris.pca)" = "$(xxh
 # --variance picks the fewest components explaining more than the fraction.
 expect_status 0 "fit --variance" "$MLT" pca fit "$DATA/iris.csv" --ignore species --variance 0.95 -o var.pca
 run "$MLT" info var.pca --json
-check "0.95 of iris needs 2 components" test "$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["fitted"]["n_components"])' <<<"$out")" = 2
+check "0.95 of iris needs 2 components" test "$(jq -r '.fitted.n_components' <<<"$out")" = 2
 
 # The scores of iris.pca (k = 2) on its training data equal scikit-learn's to 1e-9
 # (close_to: relative, absolute below 1): tests/fixtures/pca/scores.json, made by
 # scripts/fixtures/pca.py.
 run "$MLT" pca score iris.pca "$DATA/iris.csv" --json
-ref=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["iris_k2"]; print(r["reconstruction_mse"], r["explained_variance_ratio"])' "$SRC/tests/fixtures/pca/scores.json")
+ref=$(jq -r '.iris_k2 | "\(.reconstruction_mse) \(.explained_variance_ratio)"' "$SRC/tests/fixtures/pca/scores.json")
 check "score: reconstruction_mse as scikit-learn (${ref% *})" close_to "$(json_get "$out" reconstruction_mse)" "${ref% *}" 1e-9
 check "score: explained_variance_ratio as scikit-learn (${ref#* })" close_to "$(json_get "$out" explained_variance_ratio)" "${ref#* }" 1e-9
 

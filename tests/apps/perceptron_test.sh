@@ -7,26 +7,19 @@ source "$(dirname "$0")/lib.sh" "$@"
 FIX=$SRC/tests/fixtures/perceptron
 
 ref() {  # CASE KEY: a value of reference.json
-  python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))[sys.argv[2]][sys.argv[3]]))' \
-    "$FIX/reference.json" "$1" "$2"
+  jq -c --arg c "$1" --arg k "$2" '.[$c] | if has($k) then .[$k] else error("no \($c).\($k)") end' "$FIX/reference.json"
 }
 
 # Separable: the notes' corrections, epochs, w and b, and Novikoff's bound above them.
 expect_status 0 "fit separable" "$MLT" perceptron fit "$FIX/separable.csv" --target y -o s.perceptron
 run "$MLT" info s.perceptron --json
 check "corrections and epochs as the notes' loop" test \
-  "$(python3 -c 'import json,sys; i=json.loads(sys.argv[1])["info"]; print(i["corrections"], i["epochs"], i["separated"])' "$out")" = \
-  "$(ref separable corrections) $(ref separable epochs) True"
-check "w and b exactly as the notes' loop" python3 - "$out" "$(ref separable w)" "$(ref separable b)" <<'PY'
-import json, sys
-h = json.loads(sys.argv[1])
-w = h["matrices"]["coef"]["values"]
-b = h["matrices"]["intercept"]["values"]
-assert [row[0] for row in w] == json.loads(sys.argv[2]) or w == [json.loads(sys.argv[2])], w
-assert b[0][0] == json.loads(sys.argv[3]), b
-PY
-check "Novikoff's bound holds" python3 -c '
-import json, sys; i = json.loads(sys.argv[1])["info"]; assert i["corrections"] <= i["novikoff_bound"], i' "$out"
+  "$(jq -r '.info | "\(.corrections) \(.epochs) \(.separated)"' <<<"$out")" = \
+  "$(ref separable corrections) $(ref separable epochs) true"
+check "w and b exactly as the notes' loop" jq -n -e --argjson h "$out" --argjson w "$(ref separable w)" --argjson b "$(ref separable b)" '
+  $h.matrices.coef.values as $coef
+  | ([$coef[][0]] == $w or $coef == [$w]) and $h.matrices.intercept.values[0][0] == $b' >/dev/null
+check "Novikoff's bound holds" json_holds "$out" '.info | (.corrections | type) == "number" and .corrections <= .novikoff_bound'
 run "$MLT" perceptron score s.perceptron "$FIX/separable.csv"
 check "a separated training set is scored perfectly" grep -qx "accuracy 1" <<<"$out"
 run "$MLT" perceptron predict s.perceptron "$FIX/separable.csv"
@@ -39,7 +32,7 @@ check "not separable: a warning with the last epoch's mistakes" \
   grep -q "not separated.*$(ref nonseparable last_epoch_mistakes) mistakes in the last epoch" <<<"$err"
 run "$MLT" info n.perceptron --json
 check "not separable: the notes' corrections" test \
-  "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["info"]["corrections"])' "$out")" = "$(ref nonseparable corrections)"
+  "$(jq -r '.info.corrections' <<<"$out")" = "$(ref nonseparable corrections)"
 
 # Dual form with the linear kernel: the primal's predictions.
 run "$MLT" perceptron fit "$FIX/separable.csv" --kernel linear -o d.perceptron
@@ -53,7 +46,7 @@ check "info shows the hardest samples in dual form" grep -q "hardest" <<<"$out"
 run "$MLT" perceptron fit "$DATA/iris.csv" --standardize --kernel rbf --gamma 1 -o iris.perceptron
 check "iris rbf: every class separated" test "$(grep -o 'separated after' <<<"$err" | wc -l)" -eq 3
 run "$MLT" perceptron score iris.perceptron "$DATA/iris.csv" --json
-check "iris rbf: training accuracy 1" test "$(json_get "$out" accuracy)" = 1.0
+check "iris rbf: training accuracy 1" json_holds "$out" '.accuracy == 1'
 
 # cv: the fit's flags as grids; accuracy by default; no log loss without probabilities.
 run "$MLT" perceptron cv "$DATA/iris.csv" --standardize --kernel rbf,linear --gamma 0.1,1 --max-epochs 50

@@ -13,7 +13,7 @@ fi
 
 # valid FILE WIDTH HEIGHT: FILE is a picture of its extension's format and that size.
 valid() {
-  python3 - "$@" <<'PY'
+  "$PYTHON" - "$@" <<'PY'
 import re, struct, sys
 import xml.etree.ElementTree as ET
 path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -10,7 +10,7 @@ FIX=$SRC/tests/fixtures/precomputed
 # max |a - b| / max(1, max |b|) over the numeric cells of two CSV files (same shape, the
 # header skipped), against a bound.
 within() {  # A.csv B.csv BOUND [FIRST-COLUMN]
-  python3 - "$@" <<'PY'
+  "$PYTHON" - "$@" <<'PY'
 import csv, sys
 a = list(csv.reader(open(sys.argv[1])))[1:]
 b = list(csv.reader(open(sys.argv[2])))[1:]
@@ -24,9 +24,7 @@ assert worst / max(1.0, scale) <= float(sys.argv[3]), (worst, scale)
 PY
 }
 reference_csv() {  # KEY COLUMN OUT: a list of reference.json as a one-column CSV
-  python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))[sys.argv[2]]
-print(sys.argv[3]); [print(repr(v)) for v in r["predict"]]' "$FIX/reference.json" "$1" "$2" > "$3"
+  jq -r --arg k "$1" --arg col "$2" '$col, .[$k].predict[]' "$FIX/reference.json" > "$3"
 }
 
 # krr against KernelRidge(kernel="precomputed"), alpha 0.1, no intercept. Tolerance as
@@ -38,8 +36,7 @@ run "$MLT" krr predict k.krr "$FIX/krr_test.csv" -o pre.csv
 reference_csv krr y sk.csv
 check "krr: scikit-learn's KernelRidge(kernel=precomputed) predictions" within pre.csv sk.csv 3.8e-11
 run "$MLT" info k.krr --json
-check "info: the kernel is precomputed" python3 -c '
-import json, sys; h = json.loads(sys.argv[1]); assert h["kernel"]["type"] == "precomputed", h["kernel"]' "$out"
+check "info: the kernel is precomputed" json_holds "$out" '.kernel.type == "precomputed"'
 
 # The same model as the rbf kernel itself (gamma 0.5) on the rows the Gram matrix came
 # from. The CSV's %.17g values are exactly scikit-learn's rbf_kernel, which differs
@@ -66,8 +63,7 @@ expect_status 0 "svm fit on a Gram matrix" "$MLT" svm fit "$FIX/svc_train.csv" -
   --lambda 1 --tol 1e-6 -o s.svm
 run "$MLT" svm predict s.svm "$FIX/svc_test.csv"
 check "svm: SVC(kernel=precomputed)'s predictions" test "$(tail -n +2 <<<"$out" | tr '\n' ' ')" = \
-  "$(python3 -c 'import json,sys; print(" ".join(str(v) for v in json.load(open(sys.argv[1]))["svc"]["predict"]))' \
-     "$FIX/reference.json") "
+  "$(jq -r '.svc.predict | map(tostring) | join(" ")' "$FIX/reference.json") "
 # Every classifier's cv on the Gram matrix equals its cv on the rbf kernel (accuracies:
 # counts of the same predictions).
 for cmd in "svm --lambda 1" "logreg --lambda 0.1" "perceptron --max-epochs 20" "knn -k 3 --weights distance"; do
@@ -100,7 +96,7 @@ expect_error 65 "model trained on 80 features, input has 113" "predict: wrong wi
 # With a header the columns are matched by name, and a row must hold exactly one value
 # per training row: a column the model does not have is refused (65, naming the file
 # and its header line), not silently cut, as a missing one is.
-python3 - "$FIX/krr_test.csv" <<'PY'
+"$PYTHON" - "$FIX/krr_test.csv" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 with open("extra.csv", "w", newline="") as f:
@@ -138,9 +134,8 @@ expect_error 65 "needs k\(x, x\).*not a training row" "smoother predict of new r
 expect_status 0 "smoother fit on strings" "$MLT" smoother fit "$FIX/smoother_train.csv" --target class --classification \
   --kernel spectrum --kmer 4 --normalize --window epanechnikov --bandwidth 1.1 -o dna.smoother
 run "$MLT" smoother predict dna.smoother "$FIX/smoother_test.csv" --proba -o proba.csv
-python3 -c 'import json, sys
-c = json.load(open(sys.argv[1]))["smoother"]["cases"]["k4_normalized_epanechnikov"]
-print("p_bind,p_none"); [print(",".join(repr(v) for v in row)) for row in c["proba_test"]]' "$FIX/reference.json" > ref.csv
+jq -r '"p_bind,p_none", (.smoother.cases.k4_normalized_epanechnikov.proba_test[] | map(tostring) | join(","))' \
+  "$FIX/reference.json" > ref.csv
 check "smoother spectrum: the notes' formula" within <(cut -d, -f2- proba.csv) ref.csv 1e-11
 # cv --loo in closed form (one grid over the bandwidth) = refits.
 run "$MLT" smoother cv "$FIX/smoother_train.csv" --target class --classification --kernel spectrum --kmer 3 --normalize \

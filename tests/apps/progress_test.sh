@@ -14,27 +14,21 @@ awk 'BEGIN { srand(3); print "a,b,c,y"; for (i = 0; i < 3000; i++) { a = rand();
 # JSON object with the documented keys; TASK's reports have non-decreasing steps and
 # fractions in [0, 1], and its last one is done with fraction 1. Prints their count.
 events() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-keys = ["event", "task", "unit", "step", "total", "measure", "value", "fraction", "elapsed_s", "remaining_s", "done"]
-reports = []
-for line in open(sys.argv[1]):
-    if not line.startswith("{"):
-        continue
-    e = json.loads(line)
-    if e["event"] != "progress":
-        continue
-    assert list(e) == keys, e
-    if e["task"] == sys.argv[2]:
-        reports.append(e)
-assert reports, "no report of " + sys.argv[2]
-steps = [e["step"] for e in reports]
-assert steps == sorted(steps), steps
-for e in reports:
-    assert e["fraction"] is None or 0 <= e["fraction"] <= 1, e
-assert reports[-1]["done"] and reports[-1]["fraction"] == 1, reports[-1]
-print(len(reports))
-PY
+  jq -R -n -r --arg task "$2" '
+    def truthy: . != false and . != null and . != 0 and . != "" and . != [] and . != {};
+    ["event", "task", "unit", "step", "total", "measure", "value", "fraction", "elapsed_s", "remaining_s", "done"] as $keys
+    | [inputs | select(startswith("{")) | fromjson
+       | if has("event") then . else error("no event: \(tojson)") end
+       | select(.event == "progress")
+       | if keys_unsorted == $keys then . else error("keys: \(tojson)") end
+       | if has("task") then select(.task == $task) else error("no task: \(tojson)") end] as $reports
+    | if $reports == [] then error("no report of \($task)") else . end
+    | [$reports[].step] as $steps
+    | if all($steps[]; type == "number") and $steps == ($steps | sort)
+         and all($reports[]; .fraction == null or (0 <= .fraction and .fraction <= 1))
+         and ($reports[-1] | (.done | truthy) and .fraction == 1)
+      then $reports | length
+      else error("reports of \($task): \($reports | tojson)") end' "$1"
 }
 
 expect_status 0 "kernel svm fit --log-json" "$MLT" --log-json svm fit overlap.csv --kernel rbf --gamma 1 -o m.svm
@@ -60,17 +54,15 @@ check "cv: no solver report after the cv's first" \
   test "$(sed -n '/"task":"cv"/,$p' cv.err | grep -c '"task":"logreg newton"')" -eq 0
 
 expect_status 0 "notes under --log-json" "$MLT" --log-json ridge cv "$DATA/diabetes.csv" --lambda 1e3:1e5:3
-check "... are JSON lines" python3 -c '
-import json, sys
-w = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
-w = [e for e in w if e["event"] == "note"]
-assert w and "smallest of the grid" in w[0]["message"], w' "$err"
+check "... are JSON lines" jq -R -n -e '
+  [inputs | select(startswith("{")) | fromjson
+   | select((if has("event") then .event else error("no event: \(tojson)") end) == "note")]
+  | length > 0 and (.[0].message | contains("smallest of the grid"))' <<<"$err" >/dev/null
 check "... and only those: every line of stderr is JSON" test "$(grep -vc '^{' <<<"$err")" -eq 0
 expect_status 0 "a library warning under --log-json" "$MLT" --log-json logreg fit overlap.csv --max-iter 1 -o w.logreg
-check "... is a JSON warning" python3 -c '
-import json, sys
-w = [json.loads(l) for l in sys.argv[1].splitlines()]
-assert any(e["event"] == "warning" for e in w), w' "$err"
+check "... is a JSON warning" jq -R -n -e '
+  [inputs | fromjson] | any(.[]; (if has("event") then .event else error("no event: \(tojson)") end) == "warning")' \
+  <<<"$err" >/dev/null
 
 expect_status 0 "no --log-json, not a terminal" "$MLT" svm fit overlap.csv --kernel rbf --gamma 1 -o m2.svm
 check "no progress on stderr" test "$(grep -c 'smo\|^{' <<<"$err")" -eq 0

@@ -37,13 +37,12 @@ for solver in primal dual svd; do
   expect_status 0 "fit --standardize --solver $solver" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize \
     --lambda 10 --solver $solver -o s.ridge
   run "$MLT" info s.ridge --json
-  check "standardized coefficients, $solver" python3 -c "
-import json, sys
-m = json.loads(sys.argv[1])['matrices']
-got = [r[0] for r in m['coef']['values']] + [m['intercept']['values'][0][0]]
-want = [float(l) for l in open(sys.argv[2])]
-sys.exit(0 if all(abs(a - b) <= 1e-8 * abs(b) for a, b in zip(got, want)) and len(got) == len(want) else 1)
-" "$out" "$SRC/tests/fixtures/ridge/lambda10_std.csv"
+  check "standardized coefficients, $solver" jq -n -e --argjson h "$out" \
+    --rawfile file "$SRC/tests/fixtures/ridge/lambda10_std.csv" '
+    ($file | rtrimstr("\n") | split("\n") | map(tonumber)) as $want
+    | ([$h.matrices.coef.values[][0]] + [$h.matrices.intercept.values[0][0]]) as $got
+    | ($got | length) == ($want | length)
+      and all(range($got | length); (($got[.] - $want[.]) | fabs) <= 1e-8 * ($want[.] | fabs))' >/dev/null
 done
 
 # Several targets: one prediction column each.

@@ -1,14 +1,14 @@
-# Model comparisons and data shared by the streaming and MPI tests (sourced after lib.sh): a
-# model fitted another way (streamed, on several ranks) against the in-memory one,
-# within the bounds tests/lib/stream_fit_test.cpp derives (only the summation order
-# differs).
+# Model comparisons and data shared by the streaming and MPI tests (sourced after lib.sh,
+# whose $PYTHON runs the heredocs below): a model fitted another way (streamed, on several
+# ranks) against the in-memory one, within the bounds tests/lib/stream_fit_test.cpp derives
+# (only the summation order differs).
 
 # model_json MODEL: `mlt info --json` of a model.
 model_json() { "$MLT" info "$1" --json; }
 
 # same_ridge A B: coefficients and intercepts within 4 n ε κ (relative to the largest).
 same_ridge() {
-  python3 - "$(model_json "$1")" "$(model_json "$2")" <<'PY'
+  "$PYTHON" - "$(model_json "$1")" "$(model_json "$2")" <<'PY'
 import json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 n = b["provenance"]["data_rows"]
@@ -27,7 +27,7 @@ PY
 # same_pca A B DATA: A's axes and variances within the bound of B's (B in memory):
 # δ = 2 n ε (Σⱼ sdⱼ √n)² on the scatter, axes within 2 δ / gap, variances δ / (n − 1).
 same_pca() {
-  python3 - "$(model_json "$1")" "$(model_json "$2")" "$3" <<'PY'
+  "$PYTHON" - "$(model_json "$1")" "$(model_json "$2")" "$3" <<'PY'
 import csv, json, math, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 rows = [[float(v) for v in r[:4]] for r in list(csv.reader(open(sys.argv[3])))[1:]]
@@ -53,7 +53,7 @@ PY
 # write_quoted_iris FILE: iris with a quoted text column "note" whose cells hold 0 to 2
 # line breaks, quotes and a comma: chunk and rank cuts must never fall inside one.
 write_quoted_iris() {
-  python3 - "$DATA/iris.csv" >"$1" <<'PY'
+  "$PYTHON" - "$DATA/iris.csv" >"$1" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 w = csv.writer(sys.stdout, lineterminator="\n")
@@ -73,7 +73,7 @@ PY
 same_logreg() {
   "$MLT" logreg predict "$1" "$3" --proba -o same_a.csv &&
     "$MLT" logreg predict "$2" "$3" --proba -o same_b.csv &&
-    python3 - "$(model_json "$1")" "$(model_json "$2")" "${4:-1}" <<'PY'
+    "$PYTHON" - "$(model_json "$1")" "$(model_json "$2")" "${4:-1}" <<'PY'
 import csv, json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 slack = float(sys.argv[3])
@@ -95,7 +95,7 @@ PY
 # comma ('Iris "setosa", a species'), and a text column "note" whose cells hold 0 to 2 line
 # breaks: chunk and rank cuts must never fall inside one, and the labels stay whole.
 write_quoted_labels() {
-  python3 - "$DATA/iris.csv" >"$1" <<'PY'
+  "$PYTHON" - "$DATA/iris.csv" >"$1" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 w = csv.writer(sys.stdout, lineterminator="\n", quoting=csv.QUOTE_ALL)
@@ -110,11 +110,11 @@ PY
 # tests/lib/krr_test.cpp derives for two fits that differ only in the rounding of their
 # sums (prediction_bound there, transcribed): the sums' order, the features' blocks and
 # each model's own Cholesky solve and prediction.
-# NumPy: the system python3 (/usr/bin/python3), which scripts/install-deps provides.
+# NumPy: $PYTHON (lib.sh), the system python3 that scripts/install-deps provides with it.
 same_krr() {
   "$MLT" krr predict "$1" "$3" -o "$WORK/.same_krr_a" || return 1
   "$MLT" krr predict "$2" "$3" -o "$WORK/.same_krr_b" || return 1
-  /usr/bin/python3 - "$(model_json "$2")" "$3" "$4" "$WORK/.same_krr_a" "$WORK/.same_krr_b" <<'PY'
+  "$PYTHON" - "$(model_json "$2")" "$3" "$4" "$WORK/.same_krr_a" "$WORK/.same_krr_b" <<'PY'
 import json, sys
 import numpy as np
 m = json.loads(sys.argv[1])

@@ -9,38 +9,28 @@ FIX=$SRC/tests/fixtures/metrics
 
 # agree JSON CASE: mlt score's JSON against the fixture's values for CASE.
 agree() {
-  python3 - "$1" "$FIX/report.json" "$2" "${3:-proba}" <<'PY'
-import json, sys
-got = json.loads(sys.argv[1])
-want = json.load(open(sys.argv[2]))["files"][sys.argv[3]]
-def close(a, b, what):
-    assert abs(a - b) <= 1e-12 * max(1, abs(b)), (what, a, b)
-if sys.argv[4] == "regression":
-    for m in ("mse", "rmse", "mae", "r2"):
-        for j, t in enumerate("abc"):
-            close(got["per_target"][t][m], want[m][j], m + " " + t)
-    close(got["mse"], want["mse_all"], "mse")
-    close(got["r2"], want["r2_all"], "r2")
-    sys.exit(0)
-suffix = "_decision" if sys.argv[4] == "decision" else ""
-close(got["accuracy"], want["accuracy"], "accuracy")
-close(got["f1_macro"], want["f1_macro"], "f1_macro")
-close(got["roc_auc"], want["roc_auc" + suffix], "roc_auc")
-close(got["average_precision"], want["average_precision" + suffix], "average_precision")
-if not suffix:
-    close(got["brier"], want["brier"], "brier")
-    close(got["log_loss"], want["log_loss"], "log_loss")
-else:
-    assert "brier" not in got and "log_loss" not in got, got
-rep = got["report"]
-for cls, (p, r, f, s) in want["per_class"].items():
-    row = rep["per_class"][cls]
-    close(row["precision"], p, cls); close(row["recall"], r, cls); close(row["f1"], f, cls)
-    assert row["support"] == s, (cls, row)
-for avg, key in (("macro", "macro_avg"), ("weighted", "weighted_avg")):
-    for i, m in enumerate(("precision", "recall", "f1")):
-        close(rep[key][m], want[avg][i], avg + " " + m)
-PY
+  jq -n -e --argjson got "$1" --slurpfile fix "$FIX/report.json" --arg case "$2" --arg mode "${3:-proba}" '
+    def close($a; $b): (($a - $b) | fabs) <= 1e-12 * ([1, ($b | fabs)] | max);
+    ($fix[0].files[$case] // error("no case \($case)")) as $want
+    | if $mode == "regression" then
+        all(("mse", "rmse", "mae", "r2") as $m | ["a", "b", "c"] | to_entries[]
+            | close($got.per_target[.value][$m]; $want[$m][.key]); .)
+        and close($got.mse; $want.mse_all) and close($got.r2; $want.r2_all)
+      else
+        (if $mode == "decision" then "_decision" else "" end) as $suffix
+        | close($got.accuracy; $want.accuracy) and close($got.f1_macro; $want.f1_macro)
+          and close($got.roc_auc; $want["roc_auc" + $suffix])
+          and close($got.average_precision; $want["average_precision" + $suffix])
+          and (if $suffix == "" then close($got.brier; $want.brier) and close($got.log_loss; $want.log_loss)
+               else ($got | (has("brier") or has("log_loss")) | not) end)
+          and all($want.per_class | to_entries[];
+                  .value as [$p, $r, $f, $s]
+                  | (.key as $cls | $got.report.per_class[$cls] // error("no class \($cls)")) as $row
+                  | (.value | length) == 4 and close($row.precision; $p) and close($row.recall; $r)
+                    and close($row.f1; $f) and $row.support == $s)
+          and all(["macro", "macro_avg"], ["weighted", "weighted_avg"]; . as [$avg, $key]
+                  | all(["precision", "recall", "f1"] | to_entries[]; close($got.report[$key][.value]; $want[$avg][.key])))
+      end' >/dev/null
 }
 
 # Three classes named in text, probabilities p_CLASS: every metric, one-vs-rest AUC.
@@ -92,39 +82,33 @@ run "$MLT" logreg score vv.logreg vv.csv --json
 from_model=$out
 "$MLT" logreg predict vv.logreg vv.csv --keep species --proba -o pred.csv
 run "$MLT" score pred.csv --truth input_species --pred species --proba versicolor,virginica --json
-check "logreg score = mlt score of its predictions" python3 -c '
-import json, sys
-a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-for k in ("accuracy", "roc_auc", "average_precision", "brier", "log_loss"):
-    assert abs(a[k] - b[k]) <= 1e-12, (k, a[k], b[k])
-assert a["report"] == b["report"], (a["report"], b["report"])' "$from_model" "$out"
+check "logreg score = mlt score of its predictions" jq -n -e --argjson a "$from_model" --argjson b "$out" '
+  all("accuracy", "roc_auc", "average_precision", "brier", "log_loss"; (($a[.] - $b[.]) | fabs) <= 1e-12)
+  and $a.report == $b.report' >/dev/null
 "$MLT" perceptron fit vv.csv --standardize -o vv.perceptron 2>/dev/null
 run "$MLT" perceptron score vv.perceptron vv.csv --json
-check "perceptron score: AUC from decision values, no Brier" python3 -c '
-import json, sys; j = json.loads(sys.argv[1]); assert 0.5 < j["roc_auc"] <= 1 and "brier" not in j, j' "$out"
+check "perceptron score: AUC from decision values, no Brier" json_holds "$out" '
+  0.5 < .roc_auc and .roc_auc <= 1 and (has("brier") | not)'
 # Multi-target ridge: per target.
 "$MLT" ridge fit "$DATA/diabetes.csv" --target s1,s2 -o two.ridge 2>/dev/null
 run "$MLT" ridge score two.ridge "$DATA/diabetes.csv" --json
-check "ridge, two targets: per-target metrics" python3 -c '
-import json, sys; j = json.loads(sys.argv[1]); t = j["per_target"]
-assert set(t) == {"s1", "s2"}, t
-assert abs((t["s1"]["mse"] + t["s2"]["mse"]) / 2 - j["mse"]) <= 1e-12 * j["mse"], j' "$out"
+check "ridge, two targets: per-target metrics" json_holds "$out" '
+  .per_target as $t
+  | ($t | keys) == ["s1", "s2"] and ((($t.s1.mse + $t.s2.mse) / 2 - .mse) | fabs) <= 1e-12 * .mse'
 
 # cv: several metrics, the first ranks, the others beside it.
 run "$MLT" logreg cv "$DATA/iris.csv" --standardize --lambda 0.01,1,100 --score f1_macro,roc_auc,brier --json
-check "cv: three metrics in JSON" python3 -c '
-import json, sys; j = json.loads(sys.argv[1])
-assert j["metric"] == "f1_macro" and j["metrics"] == ["f1_macro", "roc_auc", "brier"], j
-for r in j["results"]:
-    assert r["scores"]["f1_macro"]["mean"] == r["mean"], r
-    assert 0.5 < r["scores"]["roc_auc"]["mean"] <= 1 and 0 <= r["scores"]["brier"]["mean"] < 1, r' "$out"
+check "cv: three metrics in JSON" json_holds "$out" '
+  .metric == "f1_macro" and .metrics == ["f1_macro", "roc_auc", "brier"]
+  and all(.results[]; .scores.f1_macro.mean == .mean
+          and (.scores.roc_auc.mean | 0.5 < . and . <= 1) and (.scores.brier.mean | 0 <= . and . < 1))'
 run "$MLT" logreg cv "$DATA/iris.csv" --standardize --lambda 0.01,1,100 --metric accuracy,log_loss
 check "cv CSV: the other metrics' columns" test "$(head -1 <<<"$out")" = \
   "lambda,score,mean,std,folds,best,log_loss_mean,log_loss_std"
 run "$MLT" ridge cv "$DATA/diabetes.csv" --target progression --lambda 0.1,1,10 --score r2,mse
 plain=$out
 run "$MLT" ridge cv "$DATA/diabetes.csv" --target progression --lambda 0.1,1,10 --score r2,mse --no-fast-path
-check "cv: the fast path gives the same metrics" python3 -c '
+check "cv: the fast path gives the same metrics" "$PYTHON" -c '
 import sys
 a = [l.split(",") for l in sys.argv[1].splitlines()[1:]]; b = [l.split(",") for l in sys.argv[2].splitlines()[1:]]
 for x, y in zip(a, b):
@@ -136,16 +120,12 @@ expect_error 2 "pairwise" "roc_auc of a one-vs-one svm" \
   "$MLT" svm cv "$DATA/iris.csv" --kernel rbf --lambda 0.01 --score roc_auc
 # pca score: the log-likelihood of held-out rows = scikit-learn's PCA.score (1e-9, as
 # tests/lib/metrics_ppca_test.cpp says why), the fixture's rows written as CSV.
-python3 - "$FIX/report.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))["ppca"]
-for name in ("train", "test"):
-    with open(name + ".csv", "w") as f:
-        f.write("a,b,c,d,e\n" + "".join(",".join(repr(x) for x in row) + "\n" for row in p[name]))
-PY
+for name in train test; do
+  { echo a,b,c,d,e; jq -r --arg n "$name" '.ppca[$n][] | map(tostring) | join(",")' "$FIX/report.json"; } > "$name.csv"
+done
 "$MLT" pca fit train.csv -k 2 -o two.pca 2>/dev/null
 run "$MLT" pca score two.pca test.csv --json
-want=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["ppca"]["score"][1]))' "$FIX/report.json")
+want=$(jq -r '.ppca.score[1]' "$FIX/report.json")
 check "pca score: log_likelihood = scikit-learn's PCA.score ($want)" close_to "$(json_get "$out" log_likelihood)" "$want" 1e-9
 # pca cv: the held-out log-likelihood by default; kmeans: silhouette, inertia beside it.
 run "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:4 --score log_likelihood,reconstruction_mse

@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh" "$@"
 FIX=$SRC/tests/fixtures/smoother
 
-python3 - "$DATA/iris.csv" "$DATA/diabetes.csv" <<'PY'
+"$PYTHON" - "$DATA/iris.csv" "$DATA/diabetes.csv" <<'PY'
 import sys
 for name, path in (("iris", sys.argv[1]), ("diabetes", sys.argv[2])):
     lines = open(path).read().splitlines()
@@ -16,7 +16,7 @@ PY
 # CSV's numeric columns from FIRST (1-based) equal the fixture's KEY to 1e-12 relative
 # to max(1, |value|) (tests/lib/smoother_test.cpp derives it).
 same_values() {  # CSV FIRST FIXTURE KEY
-  python3 - "$@" <<'PY'
+  "$PYTHON" - "$@" <<'PY'
 import json, sys
 rows = [l.split(",")[int(sys.argv[2]) - 1:] for l in open(sys.argv[1]).read().splitlines()[1:]]
 ref = json.load(open(sys.argv[3]))[sys.argv[4]]
@@ -35,7 +35,7 @@ check "predict: the NumPy transcription's values" same_values box.csv 1 "$FIX/di
 check "predict: the empty windows counted on stderr" grep -q "^mlt: smoother: 10 of 221 rows had no training row" <<<"$err"
 run "$MLT" smoother score box.smoother diabetes-test.csv --json
 check "score --json: n_empty_windows 10" test "$(json_get "$out" n_empty_windows)" = 10
-check "score --json: mse of the predictions" python3 - "$out" "$FIX/diabetes_box.json" diabetes-test.csv <<'PY'
+check "score --json: mse of the predictions" "$PYTHON" - "$out" "$FIX/diabetes_box.json" diabetes-test.csv <<'PY'
 import json, sys
 s = json.loads(sys.argv[1]); ref = json.load(open(sys.argv[2]))["predictions"]
 y = [float(l.split(",")[-1]) for l in open(sys.argv[3]).read().splitlines()[1:]]
@@ -54,12 +54,11 @@ run "$MLT" smoother predict iris.smoother iris-test.csv --proba -o proba.csv
 check "predict --proba: species,setosa,versicolor,virginica" test "$(head -1 proba.csv)" = "species,setosa,versicolor,virginica"
 check "predict --proba: the NumPy weighted class frequencies" same_values proba.csv 2 "$FIX/iris_epanechnikov.json" predictions
 run "$MLT" smoother score iris.smoother iris-test.csv --json
-check "score --json: accuracy and n_empty_windows" python3 -c '
-import json, sys; s = json.loads(sys.argv[1]); assert s["n_empty_windows"] == 3 and 0.8 < s["accuracy"] <= 1, s' "$out"
+check "score --json: accuracy and n_empty_windows" json_holds "$out" '
+  .n_empty_windows == 3 and 0.8 < .accuracy and .accuracy <= 1'
 run "$MLT" info iris.smoother --json
-check "info: the window and bandwidth" python3 -c '
-import json, sys; p = json.loads(sys.argv[1])["params"]
-assert p["window"] == "epanechnikov" and p["bandwidth"] == 1 and p["classification"] is True, p' "$out"
+check "info: the window and bandwidth" json_holds "$out" '
+  .params | .window == "epanechnikov" and .bandwidth == 1 and .classification == true'
 
 # cv: leave-one-out in closed form gives what refitting without each row gives.
 run "$MLT" smoother cv diabetes-train.csv --bandwidth 20,40,80 --window box,epanechnikov,gaussian --loo

@@ -8,7 +8,7 @@ check "train has 120 rows + header" test "$(wc -l < train.csv)" -eq 121
 check "test has 30 rows + header" test "$(wc -l < test.csv)" -eq 31
 check "same header" test "$(head -1 train.csv)" = "$(head -1 "$IRIS")"
 check "rows are a partition of the input" test "$(tail -n +2 train.csv test.csv -q | sort | md5sum)" = "$(tail -n +2 "$IRIS" | sort | md5sum)"
-check "original order kept within each part" python3 - "$IRIS" <<'PY'
+check "original order kept within each part" "$PYTHON" - "$IRIS" <<'PY'
 import sys
 src = open(sys.argv[1]).read().splitlines()[1:]
 for part in ("train.csv", "test.csv"):

@@ -18,8 +18,7 @@ check "ridge --stream: ran (exit $rc)" test "$rc" -eq 0
 check "ridge --stream: many chunks" grep -qE "streamed 442 rows in [1-9][0-9] chunks" <<<"$err"
 check "ridge --stream 1K = in memory" same_ridge s1k.ridge mem.ridge
 check "ridge --stream: the same data_xxh128 as in memory" test \
-  "$(model_json s1k.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_xxh128"])')" = \
-  "$(model_json mem.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_xxh128"])')"
+  "$(model_json s1k.ridge | jq -r '.provenance.data_xxh128')" = "$(model_json mem.ridge | jq -r '.provenance.data_xxh128')"
 expect_status 0 "ridge --stream 100 bytes" "$MLT" ridge fit "$DATA/diabetes.csv" --stream --chunk-size 100 -o s100.ridge
 check "ridge --stream 100 bytes = in memory" same_ridge s100.ridge mem.ridge
 expect_status 0 "ridge --standardize --stream" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize --stream --chunk-size 2K -o sstd.ridge
@@ -30,8 +29,7 @@ check "ridge --standardize --stream = in memory" same_ridge sstd.ridge mstd.ridg
 # chunks are the same bytes, so the model is the same bits as the file's.
 cat "$DATA/diabetes.csv" | "$MLT" ridge fit - --stream --chunk-size 1K -o stdin.ridge
 check "ridge --stream from stdin: the file's coefficients, bit for bit" test \
-  "$(model_json stdin.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')" = \
-  "$(model_json s1k.ridge | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])')"
+  "$(model_json stdin.ridge | jq -c '.matrices')" = "$(model_json s1k.ridge | jq -c '.matrices')"
 
 # --memory: streams past the budget (16 bytes a cell), not below it. diabetes.csv has
 # 4,873 cells of 3.8 bytes (18.6 KB: a need of ~78 KB): 40K streams, 100K does not,
@@ -59,11 +57,11 @@ write_quoted_iris quoted.csv
 expect_status 0 "pca quoted in memory" "$MLT" pca fit quoted.csv --ignore species,note --solver covariance -o qm.pca
 expect_status 0 "pca quoted --stream" "$MLT" pca fit quoted.csv --ignore species,note --stream --chunk-size 16 -o qs.pca
 check "quoted multi-line cells across chunks: the same model" same_pca qs.pca qm.pca "$DATA/iris.csv"
-check "quoted: 150 rows read" test "$(model_json qs.pca | python3 -c 'import json,sys; print(json.load(sys.stdin)["provenance"]["data_rows"])')" = 150
+check "quoted: 150 rows read" test "$(model_json qs.pca | jq -r '.provenance.data_rows')" = 150
 
 # A bad cell on line 1003 of 1004: the message names line 1003 of the file, not of
 # its chunk, the status is 65 and no model is written.
-python3 -c '
+"$PYTHON" -c '
 print("a,b,y")
 for i in range(1000): print(f"{i},{i % 7},{2 * i}")
 print("1,2,3")
@@ -85,7 +83,7 @@ check "no model written after a refusal" test ! -e x.ridge -a ! -e x.pca
 # values in the same order (tests/lib/stream_kmeans_test.cpp derives it), so the
 # tolerance on the centroids is zero and the predictions are the same bytes.
 # matrices MODEL: the model's matrices as `mlt info --json` shows them.
-matrices() { model_json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["matrices"])'; }
+matrices() { model_json "$1" | jq -c '.matrices'; }
 expect_status 0 "kmeans in memory" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 -o mem.km
 run "$MLT" --timings kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 --stream --chunk-size 100 -o s.km
 check "kmeans --stream: ran (exit $rc)" test "$rc" -eq 0
@@ -94,8 +92,7 @@ check "kmeans --stream: the in-memory centroids, bit for bit" test "$(matrices s
 "$MLT" kmeans predict mem.km "$DATA/iris.csv" --distances -o mem.pred
 "$MLT" kmeans predict s.km "$DATA/iris.csv" --distances -o s.pred
 check "kmeans --stream: the same predictions and distances, byte for byte" cmp -s s.pred mem.pred
-check "kmeans --stream: the same fit summary" test "$(model_json s.km | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"])')" = \
-  "$(model_json mem.km | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"])')"
+check "kmeans --stream: the same fit summary" test "$(model_json s.km | jq -c '.info')" = "$(model_json mem.km | jq -c '.info')"
 for init in random farthest; do
   "$MLT" kmeans fit "$DATA/wine.csv" --ignore cultivar -k 4 --init $init --standardize -o mem-$init.km 2>/dev/null
   expect_status 0 "kmeans --init $init --standardize --stream" \
@@ -116,7 +113,7 @@ check "kmeans --memory from stdin: refused too" test "$rc" -eq 2
 # in-memory fit); a file without the data's columns is refused as in memory.
 expect_error 65 "mem.pred: no column named \"sepal_length\"" "kmeans --centroids --stream of a file without the columns" \
   "$MLT" kmeans fit "$DATA/iris.csv" --ignore species --centroids mem.pred --stream -o x.km
-python3 -c '
+"$PYTHON" -c '
 print("a,b")
 for i in range(500): print(f"{i % 13},{i % 7}")
 print("1,x")' >late-km.csv
