@@ -3,12 +3,15 @@
 // What an algorithm adds to get its cv verb (in its setup_<algo>, e.g. ridge):
 //
 //   auto& cv = add_cv_command<Ridge>(ridge, CvTask::regression, "Cross-validate ridge regression");
-//   cv.grid("-l,--lambda", "lambda", &Ridge::Params::lambda, "L2 penalty");
-//   cv.app()->add_flag("--no-intercept", ...);   // plain fit flags write into cv.params()
+//   cv.declared_params();                       // Params::table(): grid and plain flags
 //   cv.metrics(regression_metrics<Ridge>(), "mse");
+//   cv.fast_path<arma::mat>(ridge_fast_path);   // optional
 //
 // and for a classifier CvTask::classification with classification_metrics<E>() (it
-// adds log_loss when E has predict_proba). A grid flag takes one value, a list
+// adds log_loss when E has predict_proba). declared_params() gives every parameter
+// the algorithm declares its fit flag, as a grid flag where a sweep can take it;
+// grid() adds one by hand, and cv.app() / cv.params() take a plain flag that writes
+// into the base parameters. A grid flag takes one value, a list
 // 0.01,0.1,1, a log range 1e-4:1e2:13 (real flags) or an integer range 1:31:2
 // (integer flags); text flags take lists. An unsupervised estimator (CvTask::none)
 // gives its metric functions itself, and optionally what --oof writes (see cmd_pca.cpp),
@@ -22,8 +25,8 @@
 // algorithm:
 //
 //   DATA [--target COL] [--folds K | --loo] [--repeats R] [--stratify | --no-stratify]
-//   [--folds-from COL] [--fold-seed S] [--score M] [--jobs N] [--per-fold] [--json]
-//   [--refit -o MODEL] [--oof FILE]
+//   [--folds-from COL] [--fold-seed S] [--score M[,M...] | --metric M[,M...]] [--jobs N]
+//   [--per-fold] [--json] [--refit -o MODEL] [--oof FILE] [--no-fast-path]
 //
 // The estimator contract is the one of lib/mlt/cv/cross_validate.hpp: Estimator(Params),
 // fit(X) / fit(X, y), plus predict(X) for the supervised defaults, save(ModelWriter&)

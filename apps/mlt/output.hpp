@@ -96,7 +96,7 @@ class CsvStream {
   std::uint64_t header_bytes_ = 0;
 };
 
-// The output of predict and transform under several MPI ranks (issue #16), where each
+// The output of predict and transform under several MPI ranks, where each
 // rank predicts its own byte range of DATA: the rows come out in input order, the
 // bytes of one process's output, and only rank 0 writes, to `path` (temporary file,
 // then rename) or standard output.

@@ -18,7 +18,7 @@
 // kMaxKmer = 8 bytes, so no hashing and no collision), sorted, and counted:
 // O(L log L) per row. Then either
 //  - the merge: k(x, y) by walking the two sorted (key, count) lists together,
-//    O(|x| + |y|) per pair (the O(k(|x| + |y|)), with the k bytes of a key
+//    O(|x| + |y|) per pair (rather than O(k(|x| + |y|)): the k bytes of a key are
 //    compared at once); or
 //  - when the k-mers present are few against the rows' lengths (DNA: at most 4^k),
 //    the dense count matrices C_A (m x V) and C_B (n x V) over the V k-mers present

@@ -60,9 +60,9 @@ struct KMeansParams {
   // passes (E strictly decreases while labels change, and there are finitely many
   // labellings), i.e. a local minimum of E over labellings with the centroids at their
   // means: the optimum Lloyd can reach from its start, not near it. A tol > 0 may stop
-  // before (overlapping blobs in tests/fixtures/kmeans: 1e-4, the former default,
-  // stopped after 14 passes with 165 of 600 labels still to change; the fixed point
-  // took 26). max_iter, if it comes first, warns.
+  // before (overlapping blobs in tests/fixtures/kmeans: tol = 1e-4 stopped after 14
+  // passes with 165 of 600 labels still to change; the fixed point took 26). max_iter,
+  // if it comes first, warns.
   double tol = 0;
   std::size_t local_trials = 0;            // k-means++ candidates per centre, the best kept
                                            // (scikit-learn's greedy variant; for kmeans||, in

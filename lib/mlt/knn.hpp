@@ -78,7 +78,7 @@ class Knn {
   // width; 0: params.k). `proba`, when given, receives the vote shares.
   Labels vote(const Neighbors& nb, std::size_t k = 0, arma::mat* proba = nullptr) const;
   arma::mat average(const Neighbors& nb, std::size_t k = 0) const;
-  // Search by shards of the training set (MPI ranks, issue #16): shard_rows(part,
+  // Search by shards of the training set (MPI ranks): shard_rows(part,
   // parts) is part's contiguous block [first, second) of the training rows (every row
   // in exactly one part; a part may be empty); shard(begin, end) a model whose
   // training set is rows [begin, end) of this one (begin < end), whose kneighbors

@@ -46,9 +46,9 @@ struct LogRegParams {
   //     max_i |p_i - p_i*| <= R ‖∇f(θ)‖ / (L μ),      L = 4 binary, 2 multinomial,
   // and the test takes μ = λ: stopping at  ‖∇f(θ)‖₂ <= L λ tol / R  leaves every
   // probability within tol. The default 1e-8 costs a few Newton steps more than
-  // LIBLINEAR's relative test ‖∇f‖ <= 1e-6 ‖∇f(0)‖, the former default (standardized
-  // breast cancer, λ = 0.1: 16 iterations instead of 10, 169 CG steps instead of 80;
-  // ‖∇f‖ 2.8e-11 instead of 2.2e-4; max |p - p*| 3.8e-12 instead of 2.2e-5).
+  // LIBLINEAR's relative test ‖∇f‖ <= 1e-6 ‖∇f(0)‖ (standardized breast cancer,
+  // λ = 0.1: 16 iterations instead of 10, 169 CG steps instead of 80; ‖∇f‖ 2.8e-11
+  // instead of 2.2e-4; max |p - p*| 3.8e-12 instead of 2.2e-5).
   //  - "Well-conditioned" means μ >= λ. The penalty gives it in the weights' directions
   //    (class weights change nothing there), but the unpenalized intercepts add a
   //    direction with only the loss's curvature, so the Hessian's smallest eigenvalue

@@ -1,4 +1,4 @@
-// Rosenblatt's perceptron as the lecture notes give it (issue #13): primal and dual
+// Rosenblatt's perceptron as the lecture notes give it: primal and dual
 // ("kernel") form, optionally averaged, one-vs-rest beyond two classes.
 //
 // The algorithm (Cristianini & Shawe-Taylor, An Introduction to Support Vector Machines,
@@ -41,7 +41,7 @@
 // same steps give t <= (R/γ)². The final hyperplane of a separated fit is such a
 // separator, so the bound is checked a posteriori with γ = μ: `bound` = (2R/μ)², or
 // (R/μ)² without the intercept, and corrections <= bound holds (tested).
-// The issue writes the bound 4(1/μ + R²/μ²). Its term 4/μ is not scale-free (it
+// The bound is sometimes written 4(1/μ + R²/μ²). Its term 4/μ is not scale-free (it
 // changes with the units of x while the mistakes do not); it is 4/μ larger than the
 // derivation's 4R²/μ², so it is also a valid, looser bound; mlt reports (2R/μ)².
 //
@@ -167,7 +167,7 @@ class Perceptron {
   arma::mat coef_;       // primal: n_outputs x p
   arma::mat dual_coef_;  // dual: n x n_outputs
   arma::vec intercept_;  // n_outputs
-  arma::umat alpha_;     // n x n_outputs corrections (dual: saved; primal: this session only)
+  arma::umat alpha_;     // n x n_outputs corrections (dual: saved; primal: kept in memory, not saved)
   Hardest hardest_;
   std::vector<PerceptronFitInfo> fit_info_;
 };

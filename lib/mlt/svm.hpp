@@ -1,4 +1,4 @@
-// The soft-margin support vector machine (issue #13). Linear: hinge or squared hinge
+// The soft-margin support vector machine. Linear: hinge or squared hinge
 // loss, L2 penalty, binary or one-vs-rest, by dual coordinate descent (svm/linear.hpp).
 // Kernel (below): hinge loss, by SMO (svm/smo.hpp), one-vs-one or one-vs-rest.
 //
@@ -214,8 +214,7 @@ class Svm {
   void save(io::ModelWriter& out) const;
   static Svm load(const io::ModelReader& in);
 
-  // cv's λ path (issue #13: "the kernel cache is shared across λ values of the same
-  // kernel"): the models of `base` with each of `lambdas` on the same X and y, passed
+  // cv's λ path, which shares the kernel across the λ values of one kernel: the models of `base` with each of `lambdas` on the same X and y, passed
   // to visit(j, model) in order. With a kernel, when the n x n Gram matrix of the
   // fitting space's rows fits in `cache_mb`, it is computed once (Kernel::gram) and
   // every SMO solve reads its kernel columns from it (svm::SmoOptions::gram): the

@@ -1,11 +1,11 @@
 // The ranks of a data-parallel run, behind a communicator that algorithms use without
-// seeing MPI (issue #16, part 1).
+// seeing MPI.
 //
 // One binary runs alone or as N ranks under an MPI launcher (`mpirun -np 4 mlt ...`,
 // `srun mlt ...`). MPI is started only when a launcher started the process and the
 // world has more than one rank (start_world): a plain run never calls MPI_Init, whose
 // singleton start is slow, may spawn a daemon, and leaks under AddressSanitizer; and
-// `-np 1` takes the single-process path, so its output is today's. Every MPI call is
+// `-np 1` takes the single-process path, so its output is a plain run's. Every MPI call is
 // in distributed.cpp.
 //
 // Collectives are what their names say: every rank calls them, in the same order, or

@@ -1,6 +1,6 @@
 // Errors thrown by the library. The library never prints or exits: it throws one
 // of these, and the command-line front end maps each family to its documented exit
-// status (see README, "Exit status"). Messages are one line and carry their own
+// status (see mlt(1), EXIT STATUS). Messages are one line and carry their own
 // context ("train.csv:7:3: expected a number, found \"abc\"").
 //
 // A message names a parameter, never a command-line flag, and marks it with

@@ -6,7 +6,7 @@
 // order, give the same value, and value() rounds it once, to nearest.
 //
 // What it is for: results that must be the same bits whatever the partition of the
-// rows (k-means' centring and its seeding's cost, issue #16), where a sequential
+// rows (k-means' centring and its seeding's cost over MPI ranks), where a sequential
 // recurrence would make the ranks wait for one another. It costs a few nanoseconds a
 // term, against a fraction of one for a plain `s += x`: use it where the count of
 // terms is that of the data, not of the data times the iterations.

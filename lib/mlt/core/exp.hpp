@@ -26,7 +26,7 @@
 //
 // Cost: about 25 floating-point and 10 integer operations and two lane permutations
 // per eight values (one AVX-512 register; GCC splits them for narrower targets):
-// about a tenth of libm's scalar exp on the README's machine.
+// about a tenth of libm's scalar exp on an AVX-512 processor.
 #pragma once
 
 #include <cstddef>

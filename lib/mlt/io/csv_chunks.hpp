@@ -18,10 +18,10 @@
 // longer than the window doubles it until it fits, and it stays that size: the
 // bound is then O(max(chunk_bytes, 2 x the longest record)).
 //
-// MPI ranks (issue #16, part 1): a rank's part is a byte range [begin, end) of the
+// MPI ranks: a rank's part is a byte range [begin, end) of the
 // file (FileSplit below), read by CsvRangeChunks: the same reader, reading the file's
 // header record and then the range, so the header, the column selection, the --na
-// policy and every message are today's, and messages name the line in the whole file.
+// policy and every message are those of a whole-file read, and messages name the line in the whole file.
 #pragma once
 
 #include <cstddef>

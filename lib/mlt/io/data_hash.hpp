@@ -2,12 +2,10 @@
 // (libxxhash) of the input's bytes, as `xxhsum -H2 FILE` prints it, so a user can
 // check which file a model was fitted on.
 //
-// Why not SHA-256, which it replaced (models written before 2026-11-25 carry
-// `data_sha256`): SHA-256 is sequential and runs at about 1.2 GB/s on one core with
-// the SHA instructions, so no read of a file could finish faster than that, and on
-// two cores it took a share of them from the parse; XXH3-128 runs at about 6 GB/s
-// (scripts/bench-read times both; README, "Reading CSV", has the figures and what
-// the change gave the read). The fingerprint guards against fitting on one file
+// Why not SHA-256 (older models carry `data_sha256`, and still load): SHA-256 is
+// sequential and runs at about 1.2 GB/s on one core with the SHA instructions, so no
+// read of a file could finish faster than that, and on two cores it takes a share of
+// them from the parse; XXH3-128 runs at about 6 GB/s (scripts/bench read times both). The fingerprint guards against fitting on one file
 // and believing it another; a model file is not signed (its own checksum can be
 // recomputed by anyone who edits it), so a cryptographic hash guaranteed nothing more.
 #pragma once

@@ -1,4 +1,4 @@
-// k-means over the ranks of a data-parallel run (issue #16): each rank holds a part of
+// k-means over the ranks of a data-parallel run: each rank holds a part of
 // the rows (a byte range of DATA, so consecutive rows in file order), and these are
 // the collectives its fit makes (mlt/core/distributed.hpp: every rank calls them in
 // the same order). On one process (single_process()) each is the identity or a plain

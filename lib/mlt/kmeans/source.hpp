@@ -1,5 +1,5 @@
 // Where k-means' passes get their points: all in memory, or re-read from a file a
-// chunk at a time (`mlt kmeans fit --stream`, issue #16). The seedings and Lloyd
+// chunk at a time (`mlt kmeans fit --stream`). The seedings and Lloyd
 // (kmeans/seeding.cpp, kmeans.cpp) are written once against BlockSource, so the
 // streamed fit is the in-memory one with the data re-read on every pass, not another
 // algorithm.
