@@ -67,8 +67,8 @@ struct LogRegParams {
   //    ‖D^½ Δs‖ <= ‖D^½ ∇f‖ / λ and |Δp_i| <= sqrt(max c / min c) ‖∇f‖ / (L λ): the same
   //    test with R = sqrt(max c / min c) (the intercept left aside; with it, iris rbf at
   //    λ = 0.1 measures 0.7 of the bound). The solver's precision limit can come first:
-  //    f no longer resolves the predicted decrease and a step fails to lower ‖∇f‖
-  //    (tron::minimize's "no decrease representable"; iris rbf at the default:
+  //    f no longer resolves the predicted decrease and no step lowers ‖∇f‖ any more
+  //    (tron::minimize's "step below rounding"; iris rbf at the default:
   //    bounds 3.4e-7 binary, 3.4e-8 multinomial, probabilities in fact 1.6e-8 and 2.8e-9
   //    from the optimum). The fit then stops there, counts as converged, and `mlt info`
   //    shows the bound it reached (proba_bound).
@@ -95,7 +95,8 @@ struct LogRegFitInfo {
   double gradient_tol = 0;      // the test's threshold L λ tol / R (LogRegParams::tol); 0 when λ = 0
   double proba_bound = 0;       // R ‖∇f‖ / (L λ), which bounds |p - p*| (LogRegParams::tol); NaN when λ = 0
   bool converged = false;
-  std::string stop;             // why it stopped ("gradient", "max_iter", ...)
+  std::string stop;             // why it stopped (tron::Result::stop)
+  double gradient_error_bound = 0;  // the proven rounding bound of ∇f at θ (tron::Result); not saved
 };
 
 // The penalized objective as a function of the parameters θ, for the TRON solver:
@@ -141,6 +142,11 @@ class LogisticObjective : public tron::Objective {
   // preconditioner): formed in that gradient's pass, so not after a curvature point
   // set otherwise (an internal error).
   arma::mat HessianDiagonal() const override;
+  // Proven bounds on the rounding of the last evaluation of f, and of ∇f at the last
+  // EvaluateWithGradient point (logreg.cpp derives them step by step); 0 for ∇f after
+  // a curvature point set otherwise.
+  double ValueErrorBound() const override;
+  double GradientErrorBound() const override;
 
   // Scores S = Z W + 1 bᵀ: n x m.
   arma::mat Scores(const arma::mat& theta) const;
@@ -172,6 +178,18 @@ class LogisticObjective : public tron::Objective {
     arma::vec curv;
   };
   AtPoint point_pass(const arma::mat& theta) const;
+  // What the rounding bounds scale with, from one pass over Z on first use: A_j =
+  // Σ_i c_i |z_ij| (θ's rows: Σ_i c_i for the intercept), Σ_i c_i, max |z_ij|, max |P|.
+  struct Magnitudes {
+    arma::vec weighted_abs;
+    double sum_weights = 0, z_max = 0, p_max = 0;
+  };
+  const Magnitudes& magnitudes() const;
+  double value_error(const arma::mat& theta, double loss) const;
+  mutable Magnitudes magnitudes_;
+  mutable double lane_terms_ = 0;   // roundings deep in one block's sums (point_pass)
+  mutable double value_error_ = 0;  // of the last evaluation of f
+  arma::mat curvature_theta_, gradient_;  // the last EvaluateWithGradient's point and ∇f
   void row_terms(arma::uword r0, arma::mat& S, arma::mat& G, arma::mat& D, arma::mat& prob, arma::vec& curv,
                  double& loss) const;
   // The last Evaluate's pass: the trust-region method evaluates f at a trial point

@@ -2,7 +2,8 @@
 // step: the same CG stopping rule (‖r‖_M⁻¹ <= 0.1 ‖g‖_M⁻¹), the same trust-region update
 // constants (η and σ below), Δ₀ = ‖g₀‖_M, shrunk to the first step's length. Beyond
 // LIBLINEAR: an absolute gradient test, and a step at rounding level of f is judged by
-// the gradient instead (see below), so the solver can run to the precision limit.
+// the gradient instead (see below), so the solver can run to the precision limit,
+// which it claims only where the objective proves it (GradientErrorBound).
 #include "mlt/logreg/tron.hpp"
 
 #include <algorithm>
@@ -79,6 +80,7 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
     gnorm0 = arma::norm(arma::vectorise(g));
   }
   double fval = f.EvaluateWithGradient(theta, g);  // the curvature point is now θ
+  double fval_error = f.ValueErrorBound();
   double gnorm = arma::norm(arma::vectorise(g));
   if (gnorm0 == 0) gnorm0 = gnorm;
   info.initial_gradient_norm = gnorm0;
@@ -100,6 +102,7 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
     const double gs = arma::accu(g % s);
     const double prered = -0.5 * (gs - arma::accu(s % r));
     double fnew = f.Evaluate(theta_new);
+    const double fnew_error = f.ValueErrorBound();
     if (!std::isfinite(fnew)) fnew = arma::datum::inf;  // cannot happen with the stable loss; reject
     const double actred = fval - fnew;
     const double snorm = std::sqrt(m_norm_sq(s, M));
@@ -118,11 +121,15 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
     else
       delta = std::max(delta, std::min(alpha * snorm, sigma3 * delta));
 
-    const bool f_resolves = !(std::abs(actred) <= 1e-12 * std::abs(fval) && std::abs(prered) <= 1e-12 * std::abs(fval));
+    // Whether f tells θ and θ + s apart: a difference within the two evaluations'
+    // rounding bounds is noise (where the objective proves none, 1e-12 |f|).
+    const double noise = fval_error + fnew_error > 0 ? fval_error + fnew_error : 1e-12 * std::abs(fval);
+    const bool f_resolves = !(std::abs(actred) <= noise && std::abs(prered) <= noise);
     if (f_resolves && actred > eta0 * prered) {
       ++info.iterations;
       theta = theta_new;
       fval = f.EvaluateWithGradient(theta, g);
+      fval_error = f.ValueErrorBound();
       gnorm = arma::norm(arma::vectorise(g));
       M = preconditioner(f);
     } else if (!f_resolves && prered > 0) {
@@ -136,13 +143,19 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
         ++info.iterations;
         theta = theta_new;
         fval = f_new;
+        fval_error = f.ValueErrorBound();
         g = g_new;
         gnorm = gnorm_new;
         M = preconditioner(f);
       } else {
         f.EvaluateWithGradient(theta, g);  // back to the curvature at theta
-        info.stop = "no decrease representable";
-        break;
+        // An inexact CG step, or one stretched by a trust region the noise in f grew:
+        // a shorter one may still lower ‖∇f‖. Until the step no longer moves θ.
+        if (arma::all(arma::vectorise(theta_new == theta))) {
+          info.stop = "step below rounding";
+          break;
+        }
+        delta = sigma1 * std::min(delta, snorm);
       }
     }
     report_progress({"logreg newton", "iteration", info.iterations, 0, "gradient norm", gnorm,
@@ -162,7 +175,9 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
     }
   }
   report_progress({"logreg newton", "iteration", info.iterations, 0, "gradient norm", gnorm, 1.0, true});
-  // Every stop but max_iter is at the precision limit.
+  info.gradient_error_bound = f.GradientErrorBound();
+  if (!info.converged && info.stop != "max_iter" && info.gradient_error_bound > 0 && gnorm <= info.gradient_error_bound)
+    info.stop = "gradient at its rounding floor";
   if (floor_converges && info.stop != "max_iter") info.converged = true;
   info.objective = fval;
   info.gradient_norm = gnorm;

@@ -43,6 +43,12 @@ class Objective {
   virtual void HessianVector(const arma::mat& v, arma::mat& hv) const = 0;
   // diag(H) at the curvature point, θ's shape (for the CG preconditioner).
   virtual arma::mat HessianDiagonal() const = 0;
+  // Proven bounds on the rounding of the evaluations (0: none known). |fl(f) − f| at
+  // the point of the last Evaluate or EvaluateWithGradient: two values of f closer
+  // than their bounds cannot be ordered. ‖fl(∇f) − ∇f‖₂ at the curvature point: a
+  // gradient norm below it is as small as this evaluation of ∇f can show.
+  virtual double ValueErrorBound() const { return 0; }
+  virtual double GradientErrorBound() const { return 0; }
 };
 
 // How a minimization went.
@@ -53,17 +59,25 @@ struct Result {
   double gradient_norm = 0;          // ‖∇f(θ)‖₂ at the returned θ
   double initial_gradient_norm = 0;  // ‖∇f(0)‖₂, for scale
   double gradient_tol = 0;           // the threshold the gradient was held to
+  double gradient_error_bound = 0;   // Objective::GradientErrorBound at the returned θ
   bool converged = false;
-  // Why it stopped: "gradient", "max_iter", or a precision limit ("no decrease
-  // representable", "no decrease predicted", "trust region vanished").
+  // Why it stopped: "gradient" (‖∇f‖ <= gradient_tol), "max_iter", or no further step:
+  //   "gradient at its rounding floor": ‖∇f‖ is within gradient_error_bound, proven;
+  //   "step below rounding": the trust region shrank until θ + s rounds to θ, the
+  //     gradient above its proven floor (or none known);
+  //   "no decrease predicted", "trust region vanished": the model gives no direction.
   std::string stop;
+  bool at_rounding_floor() const { return stop == "gradient at its rounding floor"; }
 };
 
 // Minimizes f from θ (in: start, out: solution). Stops when ‖∇f‖₂ <= gradient_tol (an
 // absolute test, so a warm start meets the same one as a cold start; converged), after
-// max_iter accepted steps, or when no further decrease is representable (f no longer
-// resolves the predicted decrease and a step fails to lower ‖∇f‖: the precision limit,
-// which counts as converged only if floor_converges).
+// max_iter accepted steps, or when no step makes progress. Close to the optimum, f
+// stops resolving the predicted decrease (the two values within ValueErrorBound of
+// each other): a step is then judged by ‖∇f‖ instead, and one that does not lower it
+// is retried shorter, until the step no longer moves θ. Any stop but max_iter counts
+// as converged if floor_converges; Result::stop says which, and whether the gradient
+// reached its proven rounding floor.
 Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t max_iter,
                 bool floor_converges = false);
 

@@ -1,0 +1,118 @@
+// The trust-region Newton solver's stopping near the optimum, and the rounding bounds
+// of the logistic objective it relies on: each bound against the same quantity
+// computed in long double (64-bit significand, 2048 times finer than double), which
+// stands in for the exact value.
+#include "mlt/logreg/tron.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "mlt/logreg.hpp"
+
+namespace logreg_tron_test {
+
+namespace {
+
+struct Problem {
+  arma::mat Z;
+  mlt::Labels y;
+  arma::vec c;
+};
+
+// n rows of d standard normal features, labels drawn from a logistic model with
+// weights of scale 0.5; sample weights in [0.5, 2) when `weighted`.
+Problem make_problem(arma::uword n, arma::uword d, unsigned seed, bool weighted) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform;
+  Problem p;
+  p.Z.set_size(n, d);
+  for (double& v : p.Z) v = normal(rng);
+  arma::vec w(d);
+  for (double& v : w) v = 0.5 * normal(rng);
+  const arma::vec s = p.Z * w;
+  p.y.set_size(n);
+  p.c.set_size(n);
+  for (arma::uword i = 0; i < n; ++i) {
+    p.y[i] = uniform(rng) < 1 / (1 + std::exp(-s[i])) ? 1 : 0;
+    p.c[i] = weighted ? 0.5 + 1.5 * uniform(rng) : 1.0;
+  }
+  return p;
+}
+
+// f and ∇f of the binary objective (intercept in θ's last row) in long double.
+long double reference(const Problem& p, const arma::mat& theta, double lambda, std::vector<long double>& g) {
+  const arma::uword n = p.Z.n_rows, d = p.Z.n_cols;
+  g.assign(d + 1, 0.0L);
+  long double f = 0;
+  for (arma::uword i = 0; i < n; ++i) {
+    long double s = theta(d, 0);
+    for (arma::uword j = 0; j < d; ++j) s += static_cast<long double>(p.Z(i, j)) * theta(j, 0);
+    const long double t = p.y[i] == 1 ? 1 : 0;
+    f += p.c[i] * (std::max(s, 0.0L) + std::log1p(std::exp(-std::fabs(s))) - t * s);
+    const long double prob = 1 / (1 + std::exp(-s));
+    for (arma::uword j = 0; j < d; ++j) g[j] += p.c[i] * (prob - t) * p.Z(i, j);
+    g[d] += p.c[i] * (prob - t);
+  }
+  for (arma::uword j = 0; j < d; ++j) {
+    f += 0.5L * lambda * theta(j, 0) * theta(j, 0);
+    g[j] += static_cast<long double>(lambda) * theta(j, 0);
+  }
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("logistic objective: f and its gradient within their proven rounding bounds") {
+  for (const bool weighted : {false, true}) {
+    CAPTURE(weighted);
+    const Problem p = make_problem(20000, 7, weighted ? 5 : 4, weighted);
+    const double lambda = 0.3;
+    mlt::LogisticObjective f(p.Z, p.y, 2, p.c, lambda, true);
+    // Away from the optimum (large gradient) and near it (the end of a fit).
+    arma::mat start(8, 1);
+    start.randn();
+    arma::mat theta = start;
+    mlt::tron::minimize(f, theta, 1e-10, 100);
+    for (const arma::mat& at : {start, theta}) {
+      arma::mat g;
+      const double value = f.EvaluateWithGradient(at, g);
+      std::vector<long double> g_ref;
+      const long double f_ref = reference(p, at, lambda, g_ref);
+      const double value_error = std::fabs(static_cast<double>(value - f_ref));
+      CHECK(value_error <= f.ValueErrorBound());
+      double g_error = 0;
+      for (arma::uword j = 0; j < g.n_elem; ++j) g_error += std::pow(static_cast<double>(g[j] - g_ref[j]), 2);
+      CHECK(std::sqrt(g_error) <= f.GradientErrorBound());
+      // The bounds are worst cases, not guesses: positive, and below the quantities.
+      CHECK(f.GradientErrorBound() > 0);
+      CHECK(f.ValueErrorBound() < 1e-9 * std::fabs(value));
+    }
+  }
+}
+
+TEST_CASE("tron: near the optimum the gradient decides, and a floor is claimed only below its bound") {
+  // 300,000 rows: f's value has far more rounding than the last Newton steps change
+  // it, so the steps are judged by the gradient; λ small, so the tolerance asked for
+  // lies below what f's evaluation can certify.
+  const Problem p = make_problem(300000, 10, 11, false);
+  mlt::LogisticObjective f(p.Z, p.y, 2, p.c, 1e-6, true);
+  arma::mat theta(11, 1, arma::fill::zeros);
+  const mlt::tron::Result r = mlt::tron::minimize(f, theta, 1e-14, 100);
+  CAPTURE(r.stop);
+  CAPTURE(r.gradient_norm);
+  CAPTURE(r.gradient_error_bound);
+  CHECK(r.stop != "max_iter");
+  // Not stopped early: the gradient went where only rounding is left (three orders of
+  // magnitude under the first steps' scale of 1e5).
+  CHECK(r.gradient_norm < 1e-8);
+  CHECK(r.gradient_error_bound > 0);
+  if (r.at_rounding_floor()) CHECK(r.gradient_norm <= r.gradient_error_bound);
+  if (r.stop == "step below rounding") CHECK(r.gradient_norm > r.gradient_error_bound);
+  CHECK_FALSE(r.converged);  // 1e-14 was not reached; the floor counts only when asked (floor_converges)
+}
+
+}  // namespace logreg_tron_test
