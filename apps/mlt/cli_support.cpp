@@ -1,5 +1,6 @@
 #include "cli_support.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -82,6 +83,49 @@ std::string flag_names(const std::string& message) {
     i = close;
   }
   return out;
+}
+
+Names split_names(const std::string& flag, const std::vector<std::string>& values) {
+  Names names;
+  for (const std::string& value : values) {
+    std::string name;
+    bool escaped = false;
+    const auto finish = [&] {
+      if (name.empty())
+        throw UsageError(flag + " \"" + value + "\": an empty column name (names are comma separated; a comma " +
+                         "inside a name is written \\,)");
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        throw UsageError(flag + " names \"" + name + "\" twice");
+      names.push_back(std::move(name));
+      name.clear();
+    };
+    for (char c : value) {
+      if (escaped && c != ',' && c != '\\') name += '\\';  // only \, and \\ are escapes
+      if (escaped) {
+        name += c;
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == ',') {
+        finish();
+      } else {
+        name += c;
+      }
+    }
+    if (escaped) name += '\\';  // a lone backslash at the end is itself
+    finish();
+  }
+  return names;
+}
+
+CLI::Option* add_names_option(CLI::App* cmd, const std::string& flags, Names& into, const std::string& help) {
+  const auto comma = flags.rfind(',');
+  std::string flag = flags.substr(comma == std::string::npos ? 0 : comma + 1);
+  flag = "--" + flag.substr(flag.find_first_not_of('-'));
+  return cmd
+      ->add_option_function<std::vector<std::string>>(
+          flags, [&into, flag](const std::vector<std::string>& values) { into = split_names(flag, values); }, help)
+      ->type_name("COLS");
 }
 
 CLI::Validator seed() {

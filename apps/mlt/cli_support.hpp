@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/names.hpp"
+#include "mlt/core/types.hpp"
 
 namespace mlt::app {
 
@@ -68,6 +70,16 @@ CLI::Validator positive_integer(std::uint64_t max = kMaxCount);
 // Every --seed: unsigned 64-bit, written in decimal digits; a sign, another base or
 // a value past 2^64 - 1 is refused with the same message everywhere.
 CLI::Validator seed();
+
+// A flag that names columns (--ignore, --keep, --categorical, --target, score's
+// --truth/--pred/--proba): comma separated, repeatable, `\,` for a comma inside a
+// name and `\\` for a backslash before a comma (any other backslash is itself). The
+// same name twice is a usage error, not a silent choice between keeping it once and
+// dropping it.
+CLI::Option* add_names_option(CLI::App* cmd, const std::string& flags, Names& into, const std::string& help);
+// The names in `values` (each comma separated, with those escapes); `flag` names the
+// flag in the messages.
+Names split_names(const std::string& flag, const std::vector<std::string>& values);
 
 // The verbs that run under several MPI ranks (add_fit_verb and add_cv_command
 // register theirs): main refuses any other command there, naming these.

@@ -8,6 +8,7 @@
 #include "model_io.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/io/number_format.hpp"
+#include "mlt/io/json_text.hpp"
 
 namespace mlt::app {
 namespace {
@@ -29,7 +30,7 @@ void append_field(std::string& text, const std::string& indent, const std::strin
     text += indent + key + ":\n";
     for (const nlohmann::json& e : v) {
       if (!e.is_object() || e.empty()) {
-        text += indent + "  - " + e.dump() + "\n";
+        text += indent + "  - " + io::json_text(e) + "\n";
         continue;
       }
       std::string item;
@@ -37,7 +38,7 @@ void append_field(std::string& text, const std::string& indent, const std::strin
       text += indent + "  - " + item.substr(indent.size() + 4);  // the first field after the dash
     }
   } else {
-    text += indent + key + ": " + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n";
+    text += indent + key + ": " + (v.is_string() ? v.get<std::string>() : io::json_text(v)) + "\n";
   }
 }
 
@@ -48,6 +49,11 @@ void run_info(const InfoOptions& opt) {
   // A structured kernel's model rows are encodings (a precomputed row's index and
   // values, a string's bytes, a graph's cells) whose width the header's n_features
   // records for the loader; the user gave columns, and is told those.
+  // kNN's header says only whether a kernel section follows (params.kernel true); the
+  // user set a kernel by its name, and is shown it.
+  if (auto p = j.find("params"); p != j.end() && p->is_object() && p->value("kernel", nlohmann::json()) == true &&
+                                 j.contains("kernel") && j["kernel"].is_object() && j["kernel"].contains("type"))
+    (*p)["kernel"] = j["kernel"]["type"];
   std::string features = std::to_string(model.schema.features.size());
   if (!model.schema.structured.empty()) {
     features = input_description(model.schema, kernel_name(model));
@@ -74,7 +80,7 @@ void run_info(const InfoOptions& opt) {
       matrices[name] = entry;
     }
     j["matrices"] = matrices;
-    text = j.dump(2) + "\n";
+    text = io::json_text(j, 2) + "\n";
   } else {
     text += "kind: " + r.kind() + "\n";
     text += "format_version: " + std::to_string(j.value("format_version", 0)) + "\n";

@@ -11,6 +11,7 @@
 #include "score_input.hpp"
 #include "output.hpp"
 #include "mlt/core/error.hpp"
+#include "mlt/core/validate.hpp"
 #include "mlt/labels.hpp"
 
 namespace mlt::app {
@@ -37,13 +38,23 @@ void run_score(const ScoreOptions& opt) {
   const std::size_t t = opt.truth.size(), n = c.lines.size();
   double x;
   bool classification = opt.classification || !opt.proba.empty() || !opt.decision.empty();
-  for (const std::string& cell : c.columns[0])
-    classification = classification || io::parse_cell(cell, x) != io::CellStatus::number;
+  // Text makes the truth classes; a number too large or not finite ("inf", "1e999") is
+  // still a number, refused below with its line rather than read as a class label.
+  for (const std::string& cell : c.columns[0]) {
+    const io::CellStatus status = io::parse_cell(cell, x);
+    classification = classification || status == io::CellStatus::not_a_number;
+  }
   if (!classification) {
     arma::mat Y(n, t), P(n, t);
     for (std::size_t j = 0; j < t; ++j) {
       Y.col(j) = numbers(c, j, source);
       P.col(j) = numbers(c, t + j, source);
+    }
+    try {
+      check_values(Y, "true values");
+      check_values(P, "predictions");
+    } catch (const DataError& e) {
+      throw DataError(source + ": " + e.what());
     }
     print_regression_scores(Y, P, Names(c.names.begin(), c.names.begin() + t), opt.json, {{"n_samples", n}});
     return;
@@ -66,9 +77,16 @@ void run_score(const ScoreOptions& opt) {
       seen[*k] = true;
       P.col(*k) = numbers(c, 2 + j, source);
     }
+    if (P.min() < 0 || P.max() > 1) throw DataError(source + ": --proba: a probability outside [0, 1]");
+    // Of two classes, one column is enough (as scikit-learn's predict_proba[:, 1] and
+    // most tools write it): the other class has the rest.
+    if (classes.size() == 2 && opt.proba.size() == 1) {
+      const std::size_t given = seen[0] ? 0 : 1;
+      P.col(1 - given) = 1.0 - P.col(given);
+      seen[1 - given] = true;
+    }
     for (std::size_t k = 0; k < classes.size(); ++k)
       if (!seen[k]) throw UsageError("--proba: no column for class \"" + classes[k] + "\" (name it " + classes[k] + ")");
-    if (P.min() < 0 || P.max() > 1) throw DataError(source + ": --proba: a probability outside [0, 1]");
   } else if (!opt.decision.empty()) {
     if (classes.size() != 2)
       throw UsageError("--decision: one column scores two classes, these are " + std::to_string(classes.size()) +
@@ -90,15 +108,11 @@ void setup_score(CLI::App& app) {
   auto* sc = app.add_subcommand("score", "Score the predictions in a CSV file against the truth, whoever made them");
   add_data_options(sc, opt->data);
   sc->remove_option(sc->get_option("--ignore"));  // only the named columns are read
-  sc->add_option("--truth", opt->truth, "True values: one class column, or numeric target columns")
-      ->required()
-      ->delimiter(',');
-  sc->add_option("--pred", opt->pred, "Predicted classes or values, one column per --truth column")
-      ->required()
-      ->delimiter(',');
-  auto* proba = sc->add_option("--proba", opt->proba,
-                               "Probability columns, one per class, each named after its class (setosa, p_setosa)")
-                    ->delimiter(',');
+  add_names_option(sc, "--truth", opt->truth, "True values: one class column, or numeric target columns")->required();
+  add_names_option(sc, "--pred", opt->pred, "Predicted classes or values, one column per --truth column")->required();
+  auto* proba = add_names_option(sc, "--proba", opt->proba,
+                                 "Probability columns, one per class, each named after its class (setosa, p_setosa); of two classes, "
+                                 "one column is enough");
   sc->add_option("--decision", opt->decision, "Decision values of the second of two classes (higher: more likely)")
       ->excludes(proba);
   sc->add_flag("--classification", opt->classification,

@@ -67,8 +67,11 @@ void run_split(const SplitOptions& opt) {
   CsvWriter test_csv(opt.outputs[1], t.delimiter);
   write_rows(train_csv, t, train);
   write_rows(test_csv, t, test);
-  train_csv.commit();
-  test_csv.commit();
+  // Standard output first: a reader that stops early (| head) fails the run before
+  // either file is put in place, so a failed split leaves no file written.
+  const bool test_first = opt.outputs[1] == "-";
+  (test_first ? test_csv : train_csv).commit();
+  (test_first ? train_csv : test_csv).commit();
   note("split: " + std::to_string(train.size()) + " training rows, " + std::to_string(test.size()) + " test rows");
 }
 

@@ -13,6 +13,7 @@
 #include "mlt/core/progress.hpp"
 #include "mlt/io/file.hpp"
 #include "mlt/io/number_format.hpp"
+#include "mlt/io/json_text.hpp"
 
 namespace mlt::app {
 
@@ -243,7 +244,7 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
     out["results"] = results;
     out["best"] = results[result.best];
     if (!edges.empty()) out["warnings"] = edges;
-    text = out.dump() + "\n";
+    text = io::json_text(out) + "\n";
   } else {
     bool first = true;
     const auto cell = [&](const std::string& s) {

@@ -7,6 +7,7 @@
 
 #include "cli_support.hpp"
 #include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
 #include "mlt/core/names.hpp"
 #include "mlt/core/validate.hpp"
 #include "mlt/io/csv_chunks.hpp"
@@ -116,23 +117,20 @@ void add_data_options(CLI::App* cmd, DataOptions& opt) {
                   "at predict, transform and score unless drop")
       ->check(one_of<NaChoice>())
       ->capture_default_str();
-  cmd->add_option("--ignore", opt.ignore, "Columns to skip (names or 1-based numbers, comma separated)")
-      ->delimiter(',');
+  add_names_option(cmd, "--ignore", opt.ignore, "Columns to skip (names or 1-based numbers, comma separated)");
 }
 
 void add_keep_option(CLI::App* cmd, DataOptions& opt) {
-  cmd->add_option("--keep", opt.keep,
-                  "Columns to copy to the output, first (an id, the true label; names or 1-based numbers, comma "
-                  "separated)")
-      ->delimiter(',');
+  add_names_option(cmd, "--keep", opt.keep,
+                   "Columns to copy to the output, first (an id, the true label; names or 1-based numbers, comma "
+                   "separated)");
 }
 
 void add_encoding_options(CLI::App* cmd, DataOptions& opt) {
-  cmd->add_option("--categorical", opt.categorical,
-                  "Text feature columns to one-hot encode (names or 1-based numbers, comma separated): a column "
-                  "COL=value per category, where the column was; stored in the model (e.g. mlt logreg fit "
-                  "data/penguins.csv --target species --categorical island,sex --na median)")
-      ->delimiter(',');
+  add_names_option(cmd, "--categorical", opt.categorical,
+                   "Text feature columns to one-hot encode (names or 1-based numbers, comma separated): a column "
+                   "COL=value per category, where the column was; stored in the model (e.g. mlt logreg fit "
+                   "data/penguins.csv --target species --categorical island,sex --na median)");
   cmd->add_option("--unknown-category", opt.unknown_category,
                   "A category the fit did not see, at predict: error (stop) or zero (all its columns 0); stored "
                   "in the model")
@@ -158,6 +156,18 @@ void report_dropped(const io::Table& t) {
          " with missing values");
 }
 }  // namespace
+
+// A file whose header row is missing reads its first row as the names: features named
+// "5.1", "3.5", ... and one row short. Names that are all numbers say so.
+void warn_numeric_header(const io::Table& t, const DataOptions& opt) {
+  if (opt.no_header || !opt.structured.empty() || t.feature_names.empty()) return;
+  double x;
+  for (const std::string& name : t.feature_names)
+    if (io::parse_cell(name, x) != io::CellStatus::number) return;
+  warn((opt.path == "-" ? std::string("<stdin>") : opt.path) + ": every feature column is named by a number (" +
+            t.feature_names.front() + (t.feature_names.size() > 1 ? ", " + t.feature_names[1] + ", ..." : "") +
+            "): if the file has no header row, give --no-header, or the first row is taken for names");
+}
 
 io::Table read_training_data(const DataOptions& opt, const Names& text_columns) {
   io::ColumnSelection sel;
@@ -185,6 +195,7 @@ io::Table read_training_data(const DataOptions& opt, const Names& text_columns) 
     encode_columns(t, opt.categorical.size(), nullptr, imputation, parse_name<UnknownCategory>(opt.unknown_category));
   report_read(timer, t);
   report_dropped(t);
+  warn_numeric_header(t, opt);
   return t;
 }
 
@@ -271,7 +282,7 @@ ReadFor plan_read_for(const DataSchema& schema, const DataOptions& opt, const Na
     if (r.by_name && has(schema.features, k))
       throw UsageError("--keep " + k + ": the model reads it as a feature; only other columns can be kept (an id, "
                        "the true label)");
-    if (!has(sel.text, k)) sel.text.push_back(k);
+    sel.text.push_back(k);  // after text_columns, where kept_columns takes them from
   }
   for (const std::string& i : opt.ignore)
     if (!has(opt.keep, i)) sel.ignore.push_back(i);  // kept, so not skipped
@@ -297,18 +308,20 @@ ReadFor plan_read_for(const DataSchema& schema, const DataOptions& opt, const Na
 }
 
 // Opens or reads the input with `read`: a feature column the model needs that is
-// absent is the data's fault (DataError); a --keep column that is not there, the
-// command line's (UsageError, as the reader throws it).
+// absent is the data's fault (DataError); a column the user named (--keep, --ignore)
+// that is not there, the command line's (UsageError, as the reader throws it).
 template <class Read>
 auto reading_for(const ReadFor& r, const DataOptions& opt, Read read) {
   try {
     return read();
   } catch (const UsageError& e) {
     const std::string what = e.what();
-    const bool kept = std::any_of(opt.keep.begin(), opt.keep.end(), [&what](const std::string& k) {
-      return what.find("no column named \"" + k + "\"") != std::string::npos;
-    });
-    if (r.by_name && !kept) throw DataError(what + " (the model needs it)");
+    const auto named_here = [&what](const Names& list) {
+      return std::any_of(list.begin(), list.end(), [&what](const std::string& k) {
+        return what.find("no column named \"" + k + "\"") != std::string::npos;
+      });
+    };
+    if (r.by_name && !named_here(opt.keep) && !named_here(opt.ignore)) throw DataError(what + " (the model needs it)");
     throw;
   }
 }
@@ -421,11 +434,10 @@ RankPart rank_part(const DataOptions& opt, const Communicator& comm) {
 }
 
 void add_target_option(CLI::App* cmd, Names& target, bool multiple) {
-  auto* o = cmd->add_option("--target", target,
-                            multiple ? "Target column(s), comma separated (default: the last column)"
-                                     : "Target column (default: the last column)");
-  if (multiple) o->delimiter(',');
-  else o->expected(1);
+  if (multiple)
+    add_names_option(cmd, "--target", target, "Target column(s), comma separated (default: the last column)");
+  else
+    cmd->add_option("--target", target, "Target column (default: the last column)")->expected(1);
 }
 
 RegressionData read_regression_data(const DataOptions& opt, const Names& targets, const Names& extra_text) {

@@ -13,10 +13,7 @@
 #include "mlt/core/error.hpp"
 
 namespace mlt::app {
-namespace {
 
-// The shard files `spec` names: @LIST (one path a line, blank lines skipped) or a glob
-// pattern, sorted as glob sorts. UsageError when it names none.
 std::vector<std::string> shard_paths(const std::string& spec) {
   std::vector<std::string> paths;
   if (!spec.empty() && spec[0] == '@') {
@@ -39,8 +36,6 @@ std::vector<std::string> shard_paths(const std::string& spec) {
   if (status != 0) throw InputError("--shards: cannot list \"" + spec + "\"");
   return paths;
 }
-
-}  // namespace
 
 // One read of the part: the whole input alone, this rank's byte range under ranks
 // (opened lazily: the range reader starts its feeding thread).

@@ -1,4 +1,4 @@
-// The rows of a streamed or distributed fit (issue #16), as the estimator's passes.
+// The rows of a streamed or distributed fit, as the estimator's passes.
 //
 // Alone, a fit's part is the whole of DATA (standard input too, for an estimator
 // that reads it once); under N MPI ranks, each rank's part is its byte range of DATA
@@ -39,6 +39,10 @@
 #include "mlt/labels.hpp"
 
 namespace mlt::app {
+
+// The shard files `spec` names (--shards): @LIST (one path a line, blank lines
+// skipped) or a glob pattern, sorted as glob sorts. UsageError when it names none.
+std::vector<std::string> shard_paths(const std::string& spec);
 
 enum class TargetKind { none, numeric, labels };
 

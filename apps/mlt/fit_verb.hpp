@@ -263,6 +263,10 @@ CLI::App* add_fit_verb(CLI::App* command, CvTask task, const std::string& descri
     if (task == CvTask::classification && opt->targets.size() > 1)
       throw UsageError("a classifier takes one --target column");
     refuse_overwrite(opt->output, {opt->data.path});
+    if (opt->stream.shards) {
+      refuse_overwrite(opt->output, shard_paths(opt->data.path));
+      if (opt->data.path.starts_with("@")) refuse_overwrite(opt->output, {opt->data.path.substr(1)});
+    }
     opt->data.structured = structured_input_of(opt->params);
     E model(opt->params);
     FitData d;

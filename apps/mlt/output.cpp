@@ -14,6 +14,8 @@
 
 #include "mlt/io/number_format.hpp"
 #include "mlt/metrics.hpp"
+#include "mlt/core/validate.hpp"
+#include "mlt/io/json_text.hpp"
 
 namespace mlt::app {
 
@@ -200,7 +202,7 @@ void print_scores(const std::vector<std::pair<std::string, double>>& scores, boo
     for (const auto& [k, v] : scores) j[k] = v;
     if (extra.is_object())
       for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
-    text = j.dump() + "\n";
+    text = io::json_text(j) + "\n";
   } else {
     for (const auto& [k, v] : scores) {
       text += k + ' ';
@@ -222,6 +224,14 @@ std::vector<std::pair<std::string, double>> regression_scores(const arma::mat& y
 
 void print_regression_scores(const arma::mat& y, const arma::mat& prediction, const Names& targets, bool json,
                              const nlohmann::json& fields) {
+  // A model's predictions overflow where its inputs lie far beyond its training data
+  // (a polynomial kernel of inputs 1e100 times larger): refused, not scored as inf.
+  try {
+    check_values(y, "true values");
+    check_values(prediction, "predictions");
+  } catch (const DataError& e) {
+    throw DataError(std::string(e.what()) + " (inputs far outside the training data's scale?)");
+  }
   std::vector<std::pair<std::string, double>> s = regression_scores(y, prediction);
   nlohmann::json extra = fields.is_object() ? fields : nlohmann::json::object();
   if (y.n_cols > 1 && targets.size() == y.n_cols) {
@@ -278,14 +288,36 @@ std::vector<std::pair<std::string, double>> classification_scores(const Labels& 
   return s;
 }
 
-// Cells padded to a column width, lines without trailing blanks.
+// A text table: each column as wide as its widest cell, two blanks between columns,
+// lines without trailing blanks.
 struct TextTable {
-  std::string out;
-  std::size_t width;
-  void cell(const std::string& s) { out += s + std::string(width + 2 - std::min(width + 1, s.size()), ' '); }
-  void end_line() {
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += "\n";
+  std::string title;
+  std::vector<std::vector<std::string>> rows{{}};
+  // A label past 40 bytes is cut to 37 and "..." (the JSON report has it whole): a
+  // table is for reading, and a 10,000-character class would widen every line of it.
+  void cell(const std::string& s) {
+    if (s.size() <= 40) return rows.back().push_back(s);
+    std::size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    rows.back().push_back(s.substr(0, cut) + "...");
+  }
+  void end_line() { rows.emplace_back(); }
+  std::string text() const {
+    std::vector<std::size_t> width;
+    for (const auto& r : rows)
+      for (std::size_t j = 0; j < r.size(); ++j) {
+        if (width.size() <= j) width.push_back(0);
+        width[j] = std::max(width[j], r[j].size());
+      }
+    std::string out = title;
+    for (std::size_t i = 0; i + 1 < rows.size(); ++i) {  // the last row is the one end_line opened
+      std::string line;
+      for (std::size_t j = 0; j < rows[i].size(); ++j)
+        line += rows[i][j] + std::string(j + 1 < rows[i].size() ? width[j] + 2 - rows[i][j].size() : 0, ' ');
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+    return out;
   }
 };
 
@@ -298,9 +330,7 @@ std::string fixed4(double v) {
 // As scikit-learn's classification_report prints it, 4 digits (--json has them all).
 std::string report_text(const Labels& y, const Labels& prediction, const Names& classes) {
   const metrics::ClassificationReport r = metrics::classification_report(y, prediction, classes.size());
-  std::size_t width = std::string("weighted avg").size();
-  for (const auto& k : classes) width = std::max(width, k.size());
-  TextTable t{"classification report (zero_division=0)\n", width};
+  TextTable t{"classification report (zero_division=0)\n"};
   for (const char* h : {"", "precision", "recall", "f1", "support"}) t.cell(h);
   t.end_line();
   const auto row = [&t](const std::string& name, double p, double rc, double f, const std::string& support) {
@@ -314,14 +344,12 @@ std::string report_text(const Labels& y, const Labels& prediction, const Names& 
   const std::string n = std::to_string(arma::accu(r.support));
   row("macro avg", r.macro_precision, r.macro_recall, r.macro_f1, n);
   row("weighted avg", r.weighted_precision, r.weighted_recall, r.weighted_f1, n);
-  return t.out;
+  return t.text();
 }
 
 std::string confusion_text(const Labels& y, const Labels& prediction, const Names& classes) {
   const arma::umat c = metrics::confusion_matrix(y, prediction, classes.size());
-  std::size_t width = 4;
-  for (const auto& k : classes) width = std::max(width, k.size());
-  TextTable t{"confusion matrix (rows: true, columns: predicted)\n", width};
+  TextTable t{"confusion matrix (rows: true, columns: predicted)\n"};
   t.cell("");
   for (const auto& k : classes) t.cell(k);
   t.end_line();
@@ -330,7 +358,7 @@ std::string confusion_text(const Labels& y, const Labels& prediction, const Name
     for (arma::uword j = 0; j < c.n_cols; ++j) t.cell(std::to_string(c(i, j)));
     t.end_line();
   }
-  return t.out;
+  return t.text();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -111,9 +112,18 @@ void run_gnuplot(const std::string& script, io::OutputFile& out) {
   // -d: no initialization file (~/.gnuplot), so the picture is the script's alone.
   char arg0[] = "gnuplot", arg1[] = "-d";
   char* argv[] = {arg0, arg1, nullptr};
+  // mlt ignores SIGPIPE (its writes report EPIPE instead); gnuplot gets the default.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attributes, &pipe_signal);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, &attributes, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (spawned == ENOENT)
     throw UnavailableError(
         "gnuplot is not installed (not found on PATH); install it (Debian: apt-get install gnuplot-nox), or use "

@@ -15,6 +15,7 @@
 #include "cli_support.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/progress.hpp"
+#include "mlt/io/json_text.hpp"
 
 namespace mlt::app {
 namespace {
@@ -77,7 +78,7 @@ struct Display {
     j["remaining_s"] = std::isfinite(remaining) ? nlohmann::ordered_json(remaining) : nlohmann::ordered_json();
     j["done"] = p.done;
     clear_line();
-    std::fprintf(stderr, "%s\n", j.dump().c_str());
+    std::fprintf(stderr, "%s\n", io::json_text(j).c_str());
     std::fflush(stderr);
   }
 
@@ -116,7 +117,7 @@ struct Display {
       j["event"] = warning ? "warning" : "note";
       const std::string text = warning ? m.substr(9) : m;
       j["message"] = from_library ? flag_names(text) : text;
-      std::fprintf(stderr, "%s\n", j.dump().c_str());
+      std::fprintf(stderr, "%s\n", io::json_text(j).c_str());
     } else {
       std::fprintf(stderr, "mlt: %s\n", (from_library ? flag_names(m) : m).c_str());
     }

@@ -74,7 +74,7 @@ Knn& Knn::fit(const arma::mat& X, const arma::mat& Y) {
   if (!params_.regression) throw UsageError("a kNN classifier needs class labels; set regression for numeric targets");
   check_same_rows(X, Y.n_rows, "targets");
   if (Y.n_cols == 0) throw DataError("no target column");
-  if (!Y.is_finite()) throw DataError("non-finite value in the targets");
+  check_fit_target(Y);
   fit_features(X);
   Y_ = Y;
   y_.reset();
@@ -379,11 +379,11 @@ Knn Knn::load(const io::ModelReader& in) {
   if (p_features == 0 || n == 0) in.fail("invalid kNN dimensions");
   if (p.k == 0 || p.k > n) in.fail("k=" + std::to_string(p.k) + " does not fit " + std::to_string(n) + " training samples");
   if (p.standardize) model.scaler_ = Standardizer::load(in, p_features);
-  model.X_ = in.matrix("train_X", n, p_features);
+  model.X_ = in.data_matrix("train_X", n, p_features);
   if (p.regression) {
     const auto t = in.get<std::size_t>("/fitted/n_targets");
     if (t == 0) in.fail("invalid number of targets");
-    model.Y_ = in.matrix("train_Y", n, t);
+    model.Y_ = in.data_matrix("train_Y", n, t);
   } else {
     const auto n_classes = in.get<std::size_t>("/fitted/n_classes");
     // Each class of a fit has at least one training row: more classes than rows is a

@@ -36,7 +36,7 @@
 // as ridge on bounded features (‖φ(x)‖² ≤ k(x, x)), however ill conditioned K_MM is.
 // With M = n landmarks (all rows) and δ → 0 it is the exact solution.
 //
-// Streamed and over ranks (fit_stream; issue #16): the Nyström fit with uniform
+// Streamed and over ranks (fit_stream): the Nyström fit with uniform
 // landmarks, from rows read in three passes, each rank reading its own part:
 //   1. the row counts (each rank's offset in the file is the sum of those before it),
 //      the targets' mean and, with standardize, the features' moments (Chan's merge,
@@ -177,7 +177,7 @@ Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
   check_fit_input(X, 1);
   check_same_rows(X, Y.n_rows, "target values");
   if (Y.n_cols == 0) throw DataError("no target column");
-  if (!Y.is_finite()) throw DataError("non-finite target value");
+  check_fit_target(Y);
   kernel_ = Kernel(params_.kernel, X.n_cols);  // validates, resolves gamma = 1 / p
   if (params_.nystrom > X.n_rows)
     throw DataError("`nystrom` M=" + std::to_string(params_.nystrom) + " > n_samples=" + std::to_string(X.n_rows));
@@ -388,7 +388,7 @@ Krr& Krr::fit_stream(const RowPasses& passes, const Communicator& comm) {
       check_fit_input(X, 1);
       check_same_rows(X, Y.n_rows, "target values");
       if (Y.n_cols == 0) throw DataError("no target column");
-      if (!Y.is_finite()) throw DataError("non-finite target value");
+      check_fit_target(Y);
       if (local_rows == 0) {
         p = X.n_cols, t = Y.n_cols;
         y_moments = ScatterAccumulator(t);
@@ -679,7 +679,7 @@ Krr Krr::load(const io::ModelReader& in) {
     in.fail("invalid krr dimensions");
   k.least_squares_ = in.get<bool>("/fitted/least_squares");
   k.jitter_ = in.get<double>("/fitted/jitter");
-  k.basis_ = in.matrix("basis", n_basis, n_features);
+  k.basis_ = in.data_matrix("basis", n_basis, n_features);
   k.coef_ = in.matrix("coef", n_basis, n_targets);
   k.intercept_ = p.fit_intercept ? arma::rowvec(in.matrix("intercept", 1, n_targets)) : arma::rowvec(n_targets, arma::fill::zeros);
   if (p.standardize) k.scaler_ = Standardizer::load(in, n_features);

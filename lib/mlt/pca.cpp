@@ -777,7 +777,7 @@ Pca Pca::load(const io::ModelReader& in) {
       const auto r = in.get<std::size_t>("/fitted/rank");
       if (k == 0 || n_features == 0 || m != p.nystrom || m > n_train || r == 0 || r > m || k > r)
         in.fail("invalid Nyström kernel PCA dimensions");
-      pca.train_ = in.matrix("landmarks", m, n_features);
+      pca.train_ = in.data_matrix("landmarks", m, n_features);
       pca.nystrom_map_ = in.matrix("nystrom_map", m, r);
       pca.feature_mean_ = in.matrix("feature_mean", 1, r);
       pca.components_ = in.matrix("components", k, r);
@@ -789,7 +789,7 @@ Pca Pca::load(const io::ModelReader& in) {
     }
     if (k == 0 || n_features == 0 || n_train < 2 || k > n_train) in.fail("invalid kernel PCA dimensions");
     pca.kernel_mean_ = in.get<double>("/fitted/kernel_mean");
-    pca.train_ = in.matrix("train", n_train, n_features);
+    pca.train_ = in.data_matrix("train", n_train, n_features);
     pca.kernel_col_mean_ = in.matrix("kernel_col_mean", 1, n_train);
     pca.alphas_ = in.matrix("alphas", n_train, k);
     pca.eigenvalues_ = in.vector("eigenvalues", k);

@@ -478,7 +478,7 @@ Perceptron Perceptron::load(const io::ModelReader& in) {
     if (m.params_.kernel.type != m.kernel_.params().type) in.fail("the kernel in params and in kernel differ");
     const auto n_train = in.get<std::size_t>("/fitted/n_train");
     if (n_train == 0) in.fail("dual perceptron without training rows");
-    m.train_ = in.matrix("train", n_train, n_features);
+    m.train_ = in.data_matrix("train", n_train, n_features);
     m.dual_coef_ = in.matrix("dual_coef", n_train, outputs);
     const arma::mat a = in.matrix("alpha", n_train, outputs);
     if (!arma::all(arma::vectorise(a >= 0 && a == arma::floor(a)))) in.fail("alpha must hold counts (whole numbers >= 0)");

@@ -182,8 +182,7 @@ Ridge& Ridge::fit_stream(const RowPasses& passes, const Communicator& comm) {
       check_fit_input(X, 1);
       check_same_rows(X, Y.n_rows, "target values");
       if (Y.n_cols == 0) throw DataError("no target column");
-      if (!Y.is_finite()) throw DataError("non-finite target value");
-      if (arma::abs(Y).max() > 1e150) throw DataError("target values would overflow when squared; rescale them");
+      check_fit_target(Y);
       if (first) {
         p = X.n_cols, t = Y.n_cols;
         acc = ScatterAccumulator(p + t);
@@ -260,8 +259,7 @@ Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
   check_fit_input(X, 1);
   check_same_rows(X, Y.n_rows, "target values");
   if (Y.n_cols == 0) throw DataError("no target column");
-  if (!Y.is_finite()) throw DataError("non-finite target value");
-  if (arma::abs(Y).max() > 1e150) throw DataError("target values would overflow when squared; rescale them");
+  check_fit_target(Y);
   const arma::uword n = X.n_rows, p = X.n_cols, t = Y.n_cols;
   const double lambda = params_.lambda;
   const bool intercept = params_.fit_intercept;

@@ -84,7 +84,7 @@ Smoother& Smoother::fit(const arma::mat& X, const arma::mat& Y) {
   check_fit_input(X, 1);
   check_same_rows(X, Y.n_rows, "targets");
   if (Y.n_cols == 0) throw DataError("no target column");
-  if (!Y.is_finite()) throw DataError("non-finite value in the targets");
+  check_fit_target(Y);
   fit_rows(X);
   Y_ = Y;
   mean_ = mean_of_rows(Y_.t(), Y_.n_rows);
@@ -292,7 +292,7 @@ Smoother Smoother::load(const io::ModelReader& in) {
   const auto n_outputs = in.get<std::size_t>("/fitted/n_outputs");
   if (n_features == 0 || n_train == 0 || n_outputs == 0) in.fail("invalid smoother dimensions");
   if (p.standardize) s.scaler_ = Standardizer::load(in, n_features);
-  s.X_ = in.matrix("train_X", n_train, n_features);
+  s.X_ = in.data_matrix("train_X", n_train, n_features);
   s.Xt_ = s.X_.t();
   if (p.classification) {
     const arma::vec y = in.vector("train_y", n_train);
@@ -303,7 +303,7 @@ Smoother Smoother::load(const io::ModelReader& in) {
       s.Y_(i, static_cast<arma::uword>(y[i])) = 1.0;
     }
   } else {
-    s.Y_ = in.matrix("train_Y", n_train, n_outputs);
+    s.Y_ = in.data_matrix("train_Y", n_train, n_outputs);
   }
   s.mean_ = mean_of_rows(s.Y_.t(), n_train);
   if (with_kernel) {

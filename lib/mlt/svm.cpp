@@ -684,7 +684,7 @@ Svm Svm::load(const io::ModelReader& in) {
     m.kernel_ = Kernel::load(in);
     m.params_.kernel = m.kernel_.params();
     const auto n_sv = in.get<std::size_t>("/fitted/n_support_vectors");
-    m.sv_ = in.matrix("support_vectors", n_sv, n_features);
+    m.sv_ = in.data_matrix("support_vectors", n_sv, n_features);
     const arma::vec support = in.vector("support", n_sv);
     const arma::vec cls = in.vector("support_class", n_sv);
     for (arma::uword s = 0; s < n_sv; ++s)

@@ -40,6 +40,21 @@ void check_fit_input(const arma::mat& X, std::size_t min_rows) {
   }
 }
 
+void check_values(const arma::mat& M, const std::string& what) {
+  if (!M.is_finite()) throw DataError("non-finite value in the " + what);
+  const double largest = M.is_empty() ? 0.0 : arma::abs(M).max();
+  if (largest > 1e150) {
+    std::ostringstream s;
+    s << what << " up to " << largest << " would overflow when squared; rescale them";
+    throw DataError(s.str());
+  }
+}
+
+void check_fit_target(const arma::mat& Y) {
+  if (!Y.is_finite()) throw DataError("non-finite target value");
+  check_values(Y, "target values");
+}
+
 void check_n_features(std::size_t expected, const arma::mat& X) {
   if (X.n_cols != expected)
     throw DataError("model trained on " + std::to_string(expected) + " features, input has " +

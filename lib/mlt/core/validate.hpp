@@ -14,6 +14,14 @@ namespace mlt {
 // (|x| <= 1e150): "values up to 1e+200 would overflow; rescale the data".
 void check_fit_input(const arma::mat& X, std::size_t min_rows = 1);
 
+// Throws DataError unless every regression target is finite and within the same bound
+// (|y| <= 1e150), so that residuals, their squares and every score stay finite:
+// "target values up to 1e+160 would overflow when squared; rescale them".
+void check_fit_target(const arma::mat& Y);
+// The same two checks for any values that are squared or multiplied next (true values
+// and predictions being scored), `what` naming them in the message ("predictions").
+void check_values(const arma::mat& M, const std::string& what);
+
 // Throws DataError "model trained on 4 features, input has 3".
 void check_n_features(std::size_t expected, const arma::mat& X);
 

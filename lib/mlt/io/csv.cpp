@@ -28,9 +28,9 @@
 // * Otherwise (a pipe, quotes, lone CRs, CsvChunks) each range's values are written
 //   once, column-major, into a block sized by the range's line ends; the blocks are
 //   copied into the final matrix by both cores and freed one by one, so the peak
-//   stays near one copy of the matrix instead of two. (Transparent huge pages for
-//   the matrix were tried: on this project's virtual machine, clearing them cost
-//   more than the 4 KiB faults they save: 0.7-1.0 s of system time against 0.4 s.)
+//   stays near one copy of the matrix instead of two. (Not transparent huge pages
+//   for the matrix: clearing them costs more system time than the 4 KiB faults they
+//   save.)
 // * The input's hash (io/data_hash.hpp, the model's provenance) runs on a thread of
 //   its own: over a file's own windows from the first byte to the last, or over a
 //   pipe's pieces as they are read ahead.
@@ -80,8 +80,8 @@ constexpr unsigned kRangesPerThread = 4;
 // range of parse_placed starting there knows the row of its first line.
 constexpr std::uint64_t kGrain = std::uint64_t{1} << 20;
 // The bytes each task of CsvChunks::Impl::parse_placed maps and parses (a multiple of
-// kGrain, so that its rows start from a line feed count): ~100 tasks for the
-// benchmark's 427 MB, so the two threads end together.
+// kGrain, so that its rows start from a line feed count): ~100 tasks for a file of
+// 400 MB, so the threads end together.
 constexpr std::uint64_t kPlacedRangeBytes = 4 * kGrain;
 
 // The granule of mmap's offsets and of madvise's ranges.
@@ -692,10 +692,16 @@ std::size_t resolve(const std::string& ref, const Names& header, const std::stri
                      std::to_string(header.size()) + " columns");
   }
   std::string list;
-  for (std::size_t i = 0; i < header.size() && i < 50; ++i) list += (i ? ", " : "") + header[i];
+  bool comma = false;  // a name with a comma in it, which the list quotes
+  for (std::size_t i = 0; i < header.size() && i < 50; ++i) {
+    const bool quote = header[i].find(',') != std::string::npos;
+    comma = comma || quote;
+    list += (i ? ", " : "") + (quote ? "\"" + header[i] + "\"" : header[i]);
+  }
   if (header.size() > 50) list += ", ...";
   throw UsageError(source + ": no column named \"" + ref + "\"" +
-                   (has_header ? "; columns are: " + list
+                   (has_header ? "; columns are: " + list +
+                                     (comma ? " (a comma inside a column name is written \\, in a list of names)" : "")
                                : " (the file has no header: use 1-based column numbers)"));
 }
 
@@ -750,6 +756,7 @@ Plan make_plan(const Names& header, const ColumnSelection& sel, const std::strin
       if (plan.role[c] != Role::feature)
         throw UsageError("column \"" + header[c] + "\" cannot be categorical: it is " +
                          (plan.role[c] == Role::text ? "a target or otherwise not a feature" : "ignored"));
+      if (is_category[plan.slot[c]]) throw UsageError("column \"" + header[c] + "\" is named twice as categorical");
       is_category[plan.slot[c]] = true;
     }
     for (const std::size_t j : sel.categorical_features) {

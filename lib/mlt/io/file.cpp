@@ -76,6 +76,14 @@ void input_truncated(int sig) {
 }  // namespace
 
 void install_cleanup_handlers() {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG instead of the signal
+  // killing the process: the error is reported and the temporary removed as for any
+  // failed write.
+  ::signal(SIGXFSZ, SIG_IGN);
+  // A reader that went away (| head) makes a write fail with EPIPE, which ends the run
+  // as an error does (BrokenPipe, status 141), unwinding: the temporaries of the other
+  // outputs are removed. The signal's default would kill the process with them left.
+  ::signal(SIGPIPE, SIG_IGN);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGBUS}) {
     struct sigaction sa {};
     sa.sa_handler = sig == SIGBUS ? input_truncated : remove_temporaries;
@@ -207,7 +215,7 @@ void OutputFile::commit() {
   remove_stale_temporaries();
 }
 
-// Temporaries of this target whose run was killed (SIGKILL, SIGXFSZ: no handler runs)
+// Temporaries of this target whose run was killed (SIGKILL: no handler runs)
 // are known by name and by holding no lock; one that a running process still writes
 // is locked and kept.
 void OutputFile::remove_stale_temporaries() const {

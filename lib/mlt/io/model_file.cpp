@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <sstream>
 
 #include "mlt/core/error.hpp"
 #include "mlt/io/number_format.hpp"
 #include "mlt/io/sha256.hpp"
+#include "mlt/io/json_text.hpp"
 
 namespace mlt::io {
 namespace {
@@ -114,7 +116,7 @@ std::string ModelWriter::bytes() const {
   // Labels and column names are valid UTF-8 (read_csv refuses others); what else may
   // not be (a file name, the command line in "provenance") is informational, and is
   // written with U+FFFD in place of the invalid bytes rather than refused.
-  out += header_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  out += json_text(header_) + "\n";
   std::size_t binary_bytes = 0;
   for (const auto& [name, m] : matrices_)
     if (m.n_elem > kModelTextMaxValues) binary_bytes += m.n_elem * 8 + name.size() + 64;
@@ -209,11 +211,12 @@ ModelReader ModelReader::parse(std::string_view bytes, const std::string& source
   std::uint64_t version = 0;
   if (!parse_size(bytes.substr(kMagic.size(), nl - kMagic.size()), version))
     r.fail("not an mlt model (bad format version)");
+  // Only a newer file is a reason to upgrade: no mlt ever wrote a version below the oldest.
   if (version > static_cast<std::uint64_t>(kModelFormatVersion) ||
       version < static_cast<std::uint64_t>(kOldestModelFormatVersion))
     r.fail("model format version " + std::to_string(version) + " is not supported (this mlt reads versions " +
-           std::to_string(kOldestModelFormatVersion) + " to " + std::to_string(kModelFormatVersion) +
-           "); upgrade mlt");
+           std::to_string(kOldestModelFormatVersion) + " to " + std::to_string(kModelFormatVersion) + ")" +
+           (version > static_cast<std::uint64_t>(kModelFormatVersion) ? "; upgrade mlt" : ""));
 
   // Checksum: the last line, covering everything before it.
   if (bytes.back() != '\n') r.fail("truncated model file (no checksum line)");
@@ -328,6 +331,17 @@ const arma::mat& ModelReader::matrix(const std::string& name, arma::uword rows, 
   if ((rows && m.n_rows != rows) || (cols && m.n_cols != cols))
     fail("matrix " + name + " is " + std::to_string(m.n_rows) + "x" + std::to_string(m.n_cols) +
          ", expected " + (rows ? std::to_string(rows) : "any") + "x" + (cols ? std::to_string(cols) : "any"));
+  return m;
+}
+
+const arma::mat& ModelReader::data_matrix(const std::string& name, arma::uword rows, arma::uword cols) const {
+  const arma::mat& m = matrix(name, rows, cols);
+  if (!m.is_empty() && arma::abs(m).max() > 1e150) {
+    std::ostringstream s;
+    s << "matrix " << name << " holds values up to " << arma::abs(m).max()
+      << ", beyond what a fit accepts as data (1e+150 in magnitude)";
+    fail(s.str());
+  }
   return m;
 }
 

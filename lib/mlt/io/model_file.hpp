@@ -82,6 +82,11 @@ class ModelReader {
   // Throws ModelError if absent or not of the expected shape (0 = any).
   const arma::mat& matrix(const std::string& name, arma::uword rows = 0, arma::uword cols = 0) const;
   arma::vec vector(const std::string& name, arma::uword size = 0) const;
+  // A matrix of training data kept in the model (kNN's rows, a kernel model's support
+  // vectors or landmarks): held to the bound a fit holds its data to (|x| <= 1e150,
+  // check_fit_input), so that a hand-edited value cannot overflow the distances or
+  // kernels of every prediction.
+  const arma::mat& data_matrix(const std::string& name, arma::uword rows = 0, arma::uword cols = 0) const;
 
   // A typed value from the header by JSON pointer ("/params/lambda"); ModelError
   // naming the field if it is missing or of another type. Checked before converting,

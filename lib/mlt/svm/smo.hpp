@@ -1,4 +1,4 @@
-// The kernel SVM's dual (C-SVC) by SMO, as LIBSVM 3.x solves it (issue #13, kernel).
+// The kernel SVM's dual (C-SVC) by SMO, as LIBSVM 3.x solves it.
 //
 // Problem. With labels y_i ∈ {−1, +1}, per-sample bounds C_i > 0 (C times a class or
 // sample weight) and Q_ij = y_i y_j k(x_i, x_j):
@@ -89,9 +89,13 @@ struct SmoResult {
   double gap = 0;       // final m(α) − M(α)
   std::size_t iterations = 0;
   bool converged = false;
-  // Steps taken with the τ fix (a_ij <= 0): the kernel is not positive semi-definite
-  // on these data (or, rarely, two points coincide); 0 for a PSD kernel.
+  // Steps taken with the τ fix where a_ij < 0 beyond rounding: the kernel is not
+  // positive semi-definite on these data; 0 for a PSD kernel, also where two points
+  // coincide in its feature space (a_ij = 0, also taken with the τ fix).
   std::size_t non_psd_steps = 0;
+  // Steps taken with the τ fix where a_ij = 0 up to rounding: two points that coincide
+  // in the kernel's feature space.
+  std::size_t coincident_steps = 0;
   // Kernel-column requests served by the cache whole (hits) or needing entries
   // computed (misses; a column extended to a longer length counts as a miss).
   std::size_t cache_hits = 0;

@@ -34,6 +34,8 @@
 #include "mlt/io/csv.hpp"
 #include "../test_util.hpp"
 
+namespace svm_smo_test {
+
 namespace {
 
 using mlt::svm::SmoOptions;
@@ -148,11 +150,10 @@ TEST_CASE("smo: scikit-learn's SVC (LIBSVM) and the exact optimum, at tol 1e-6")
     const auto& ref = c.ref;
     const SmoResult r = mlt::svm::solve_smo(c.kernel, c.X, c.y, c.C, options(kTol));
     CHECK(r.converged);
-    // Steps with a_ij <= 0 occur only between the coinciding points of `duplicates`.
-    if (name == "duplicates")
-      CHECK(r.non_psd_steps > 0);
-    else
-      CHECK(r.non_psd_steps == 0);
+    // Steps with a_ij <= 0 occur only between the coinciding points of `duplicates`,
+    // where a_ij = 0: a PSD kernel's flat direction, not counted as indefinite.
+    CHECK(r.non_psd_steps == 0);
+    CHECK((r.coincident_steps > 0) == (name == "duplicates"));
 
     // The same support vectors, and the same free ones as the exact optimum (the
     // premise of the decision-value bound).
@@ -408,3 +409,5 @@ TEST_CASE("smo: shrinking on a problem where it shrinks: the same optimum to the
   check_kkt(c, off, 1e-3);
   CHECK(std::abs(on.objective - off.objective) <= 1e-3 * sum_C(c) / 2);
 }
+
+}  // namespace svm_smo_test
