@@ -63,11 +63,25 @@ check "info: the input columns" grep -q "^features (4): age, city, income, plan"
 check "info: categories of city" grep -q "city: categories (4) Brest, Lyon, Nice, Paris; fill Nice" <<<"$out"
 check "info: the median of income" grep -q "income: number; fill 3.7$" <<<"$out"
 check "info: the unknown-category policy" grep -q "unknown categories: error" <<<"$out"
+# --json: every column in order, with its categories and fill: the numbers' means (to
+# 1e-12, relative) and the categories' most frequent value (plan has no missing cell;
+# its fill is still the most frequent, basic).
+read -r age_mean income_mean < <("$PYTHON" -c "
+import csv
+rows = list(csv.DictReader(open('$FIX/train.csv')))
+def mean(c):
+    v = [float(r[c]) for r in rows if r[c] not in ('', 'NA')]
+    return sum(v) / len(v)
+print(repr(mean('age')), repr(mean('income')))")
 run "$MLT" info z.ridge --json
-check "info --json: the encoding in the header" json_holds "$out" '.data.encoding
-  | .impute == "mean" and .unknown_category == "zero"
-    and (.columns[3] == {"name": "plan", "categories": ["basic", "free", "pro"], "fill": "pro"}
-         or .columns[3].categories == ["basic", "free", "pro"])'
+check "info --json: the encoding in the header" jq -n -e --argjson age "$age_mean" --argjson income "$income_mean" '
+  def close($a; $b): ($a | type) == "number" and (($a - $b) | fabs) <= 1e-12 * ([1, ($b | fabs)] | max);
+  input | .data.encoding
+  | .impute == "mean" and .unknown_category == "zero" and (.columns | length) == 4
+    and (.columns[0] | keys == ["fill", "name"] and .name == "age" and close(.fill; $age))
+    and .columns[1] == {"name": "city", "categories": ["Brest", "Lyon", "Nice", "Paris"], "fill": "Nice"}
+    and (.columns[2] | keys == ["fill", "name"] and .name == "income" and close(.fill; $income))
+    and .columns[3] == {"name": "plan", "categories": ["basic", "free", "pro"], "fill": "basic"}' <<<"$out" >/dev/null
 
 # Score applies the encoding too; --na drop at predict still drops the rows with a
 # missing cell (and says which lines were kept).

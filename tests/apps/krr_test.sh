@@ -111,7 +111,6 @@ run "$MLT" --timings krr fit smooth.csv "${ny[@]}" --target y1,y2 --stream --chu
 check "--stream: ran (exit $rc; $err)" test "$rc" -eq 0
 check "--stream: read in chunks, three passes ($err)" grep -qE "streamed 600 rows in [1-9][0-9] chunks, 3 passes" <<<"$err"
 check "--stream 1K = in memory (same landmarks, predictions within the bound)" same_krr s1k.krr mem.krr smooth.csv 2
-run "$MLT" info s1k.krr --json
 check "--stream: the same basis rows, bit for bit" jq -n -e --argjson a "$(model_json s1k.krr)" --argjson b "$(model_json mem.krr)" \
   '$a.matrices.basis == $b.matrices.basis and $a.fitted.n_train == 600' >/dev/null
 expect_status 0 "--stream --no-intercept" "$MLT" krr fit smooth.csv "${ny[@]}" --target y1 --no-intercept --stream \

@@ -65,8 +65,17 @@ check() {
   if "$@"; then pass; else fail "$what"; fi
 }
 
-# close_to A B TOL: |A - B| <= TOL * max(1, |B|)
+# close_to A B TOL: |A - B| <= TOL * max(1, |B|). Each argument must be a decimal
+# number: awk takes "" (a missing field) or "null" for 0, which would pass against a
+# reference near 0.
 close_to() {
+  local v
+  for v in "$1" "$2" "$3"; do
+    if ! [[ $v =~ ^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$ ]]; then
+      echo "close_to: not a number: \"$v\"" >&2
+      return 1
+    fi
+  done
   awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= t * m) }'
 }
 

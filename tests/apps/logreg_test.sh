@@ -151,8 +151,7 @@ run "$MLT" --timings logreg fit "$DATA/iris.csv" --standardize --stream --chunk-
 check "--stream: ran (exit $rc; $err)" test "$rc" -eq 0
 check "--stream: many chunks, the passes said ($err)" grep -qE "streamed 150 rows in [1-9][0-9] chunks.*[0-9]+ passes" <<<"$err"
 check "--stream = in memory (multinomial)" same_logreg s.lr mem.lr "$DATA/iris.csv"
-check "--stream: the same data_xxh128 as in memory" test \
-  "$(model_json s.lr | jq -r '.provenance.data_xxh128')" = "$(model_json mem.lr | jq -r '.provenance.data_xxh128')"
+check "--stream: the same data_xxh128 as in memory" same_json s.lr mem.lr .provenance.data_xxh128
 expect_status 0 "breast cancer in memory" "$MLT" logreg fit "$FIX/breast_cancer_data.csv" --target diagnosis --lambda 0.1 \
   --standardize -o bc.lr
 expect_status 0 "breast cancer --stream" "$MLT" logreg fit "$FIX/breast_cancer_data.csv" --target diagnosis --lambda 0.1 \
@@ -167,16 +166,14 @@ check "--memory 10K: streams ($err)" grep -q "streamed 150 rows" <<<"$err"
 check "--memory 10K = in memory" same_logreg auto.lr mem.lr "$DATA/iris.csv"
 run "$MLT" --timings logreg fit "$DATA/iris.csv" --standardize --memory 1G -o auto1g.lr
 check "--memory 1G: in memory" test "$rc" -eq 0 -a -z "$(grep streamed <<<"$err")"
-check "--memory 1G: the in-memory model, bit for bit" test \
-  "$(model_json auto1g.lr | jq -c '.matrices')" = "$(model_json mem.lr | jq -c '.matrices')"
+check "--memory 1G: the in-memory model, bit for bit" same_json auto1g.lr mem.lr .matrices
 # Quoted labels (quotes and a comma inside) and a text column whose cells span lines,
 # cut by 64-byte chunks everywhere: the same classes, text and model.
 write_quoted_labels quoted.csv
 expect_status 0 "quoted labels in memory" "$MLT" logreg fit quoted.csv --target species --ignore note --standardize -o qm.lr
 expect_status 0 "quoted labels --stream" "$MLT" logreg fit quoted.csv --target species --ignore note --standardize \
   --stream --chunk-size 64 -o qs.lr
-check "quoted labels --stream: the same classes" test \
-  "$(model_json qs.lr | jq -c '.data.classes')" = "$(model_json qm.lr | jq -c '.data.classes')"
+check "quoted labels --stream: the same classes" same_json qs.lr qm.lr .data.classes
 check "quoted labels --stream = in memory" same_logreg qs.lr qm.lr quoted.csv
 run "$MLT" logreg predict qs.lr quoted.csv
 check "quoted labels: predicted as their text" test "$(sed -n 2p <<<"$out")" = '"Iris ""setosa"", a species"'

@@ -18,8 +18,6 @@ source "$(dirname "$0")/same_model.sh"
 
 # shellcheck source=mpi_run.sh disable=SC1091
 source "$(dirname "$0")/mpi_run.sh"
-# info_of MODEL KEY: a field of the model's info, as JSON.
-info_of() { model_json "$1" | jq -c --arg k "$2" '.info | if has($k) then .[$k] else error("no info.\($k)") end'; }
 
 # close_centroids A B DATA IGNORE: A's working centroids within the summation bound of
 # B's (B: the single-process model), with the labels of B (predict) and B's centring
@@ -86,11 +84,9 @@ fit_case() {
     check "$name -np $np: one report, from rank 0" \
       test "$(grep -cE "^mlt: kmeans: k=" <<<"$err")" -eq 1
     check "$name -np $np: the seeding's rows are the single process's" \
-      test "$(info_of "$name-np$np.km" seed_rows)" = "$(info_of "$name.km" seed_rows)"
-    check "$name -np $np: the same iterations" \
-      test "$(info_of "$name-np$np.km" iterations)" = "$(info_of "$name.km" iterations)"
-    check "$name -np $np: the same cluster sizes" \
-      test "$(info_of "$name-np$np.km" cluster_sizes)" = "$(info_of "$name.km" cluster_sizes)"
+      same_json "$name-np$np.km" "$name.km" .info.seed_rows
+    check "$name -np $np: the same iterations" same_json "$name-np$np.km" "$name.km" .info.iterations
+    check "$name -np $np: the same cluster sizes" same_json "$name-np$np.km" "$name.km" .info.cluster_sizes
     "$MLT" kmeans predict "$name-np$np.km" "$data" -o "$name-np$np.pred"
     check "$name -np $np: the same labels from predict, byte for byte" cmp -s "$name-np$np.pred" "$name.pred"
     # (Not on digits: `mlt info --json` leaves out the values of its 64-column

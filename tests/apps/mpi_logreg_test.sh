@@ -82,8 +82,7 @@ write_quoted_labels quoted.csv
 "$MLT" logreg fit quoted.csv --target species --ignore note --standardize -o qm.logreg
 expect_status 0 "quoted labels -np 3" mpi 3 "$MLT" logreg fit quoted.csv --target species --ignore note --standardize \
   --chunk-size 64 -o q3.logreg
-check "quoted labels -np 3: the same classes" \
-  test "$(model_json q3.logreg | jq -c '.data.classes')" = "$(model_json qm.logreg | jq -c '.data.classes')"
+check "quoted labels -np 3: the same classes" same_json q3.logreg qm.logreg .data.classes
 check "quoted labels -np 3 = in memory" same_logreg q3.logreg qm.logreg quoted.csv
 
 # A bad cell on line 1003 of 1004, in the last rank's part: every rank stops with its

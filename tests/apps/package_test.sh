@@ -15,8 +15,25 @@ check "the package unpacks into a scratch root" dpkg-deb -x "$deb" root
 expect_status 0 "mlt --version from the package" env LD_LIBRARY_PATH= root/usr/bin/mlt --version
 check "... names mlt" grep -q "^mlt " <<<"$out"
 expect_status 0 "it fits from there" root/usr/bin/mlt pca fit "$SRC/data/iris.csv" --ignore species -k 2 -o iris.pca -q
-check "every man page" test "$(ls root/usr/share/man/man1 | sort | tr '\n' ' ')" = \
-  "$(ls "$SRC/man" | sed 's/$/.gz/' | sort | tr '\n' ' ')"
+# installed_man ROOT: every page of man/ is under ROOT's usr/share/man, gzipped, in the
+# directory of its section (man/mlt.1 as man1/mlt.1.gz, man/mlt-model.5 as
+# man5/mlt-model.5.gz) with its text unchanged, and nothing else is there.
+installed_man() {
+  local want got page name
+  want=$(cd "$SRC/man" && for page in *; do echo "man${page##*.}"; echo "man${page##*.}/$page.gz"; done | sort -u)
+  got=$(cd "$1/usr/share/man" && find . -mindepth 1 | sed 's|^\./||' | sort)
+  if [ "$want" != "$got" ]; then
+    echo "installed man pages: expected <, found >:" >&2
+    diff <(echo "$want") <(echo "$got") | grep '^[<>]' >&2
+    return 1
+  fi
+  for page in "$SRC"/man/*; do
+    name=$(basename "$page")
+    gzip -dc "$1/usr/share/man/man${name##*.}/$name.gz" 2>/dev/null | cmp -s - "$page" ||
+      { echo "installed man pages: man${name##*.}/$name.gz is not man/$name gzipped" >&2; return 1; }
+  done
+}
+check "every man page, gzipped, in the directory of its section, and nothing else" installed_man root
 check "bash completion where bash-completion loads it" test -s root/usr/share/bash-completion/completions/mlt
 check "zsh's beside it" test -s root/usr/share/mlt/mlt.zsh
 expect_status 0 "the control file" dpkg-deb -f "$deb" Package Version Depends Section

@@ -6,6 +6,21 @@
 # model_json MODEL: `mlt info --json` of a model.
 model_json() { "$MLT" info "$1" --json; }
 
+# same_json A B FILTER: jq's FILTER on `mlt info --json` of models A and B: both calls
+# succeed, both results are something (neither empty nor null), and they are the same.
+# Not test "$(...)" = "$(...)", which two failed calls (both empty) would pass.
+same_json() {
+  local model value values=()
+  for model in "$1" "$2"; do
+    if ! value=$(model_json "$model" | jq -c "$3") || [ -z "$value" ] || [ "$value" = null ]; then
+      echo "same_json: $model: no $3 (${value:-nothing})" >&2
+      return 1
+    fi
+    values+=("$value")
+  done
+  [ "${values[0]}" = "${values[1]}" ] || { echo "same_json: $1 and $2 differ in $3" >&2; return 1; }
+}
+
 # same_ridge A B: coefficients and intercepts within 4 n ε κ (relative to the largest).
 same_ridge() {
   "$PYTHON" - "$(model_json "$1")" "$(model_json "$2")" <<'PY'

@@ -7,13 +7,15 @@
 source "$(dirname "$0")/lib.sh" "$@"
 FIX=$SRC/tests/fixtures/metrics
 
-# agree JSON CASE: mlt score's JSON against the fixture's values for CASE.
+# agree JSON CASE [MODE]: mlt score's JSON against the fixture's values for CASE: the
+# same targets or classes (none missing, none extra), each with the fixture's values.
 agree() {
   jq -n -e --argjson got "$1" --slurpfile fix "$FIX/report.json" --arg case "$2" --arg mode "${3:-proba}" '
     def close($a; $b): (($a - $b) | fabs) <= 1e-12 * ([1, ($b | fabs)] | max);
     ($fix[0].files[$case] // error("no case \($case)")) as $want
     | if $mode == "regression" then
-        all(("mse", "rmse", "mae", "r2") as $m | ["a", "b", "c"] | to_entries[]
+        ($got.per_target | keys) == ["a", "b", "c"]
+        and all(("mse", "rmse", "mae", "r2") as $m | ["a", "b", "c"] | to_entries[]
             | close($got.per_target[.value][$m]; $want[$m][.key]); .)
         and close($got.mse; $want.mse_all) and close($got.r2; $want.r2_all)
       else
@@ -23,6 +25,7 @@ agree() {
           and close($got.average_precision; $want["average_precision" + $suffix])
           and (if $suffix == "" then close($got.brier; $want.brier) and close($got.log_loss; $want.log_loss)
                else ($got | (has("brier") or has("log_loss")) | not) end)
+          and ($got.report.per_class | keys) == ($want.per_class | keys)
           and all($want.per_class | to_entries[];
                   .value as [$p, $r, $f, $s]
                   | (.key as $cls | $got.report.per_class[$cls] // error("no class \($cls)")) as $row

@@ -6,6 +6,8 @@
 # in-memory covariance solver to 2 δ / gap, δ = 2 n ε (Σⱼ sdⱼ √n)²); many chunks, a
 # quoted field spanning lines across chunk boundaries, standard input, the automatic
 # switch past --memory, a late error naming its line in the whole file, refusals.
+# Predict and transform over a file of more than one 16 MiB chunk: stream_large_test.sh
+# (the full tier's).
 source "$(dirname "$0")/lib.sh" "$@"
 
 # shellcheck source=same_model.sh disable=SC1091
@@ -17,8 +19,7 @@ run "$MLT" --timings ridge fit "$DATA/diabetes.csv" --stream --chunk-size 1K -o 
 check "ridge --stream: ran (exit $rc)" test "$rc" -eq 0
 check "ridge --stream: many chunks" grep -qE "streamed 442 rows in [1-9][0-9] chunks" <<<"$err"
 check "ridge --stream 1K = in memory" same_ridge s1k.ridge mem.ridge
-check "ridge --stream: the same data_xxh128 as in memory" test \
-  "$(model_json s1k.ridge | jq -r '.provenance.data_xxh128')" = "$(model_json mem.ridge | jq -r '.provenance.data_xxh128')"
+check "ridge --stream: the same data_xxh128 as in memory" same_json s1k.ridge mem.ridge .provenance.data_xxh128
 expect_status 0 "ridge --stream 100 bytes" "$MLT" ridge fit "$DATA/diabetes.csv" --stream --chunk-size 100 -o s100.ridge
 check "ridge --stream 100 bytes = in memory" same_ridge s100.ridge mem.ridge
 expect_status 0 "ridge --standardize --stream" "$MLT" ridge fit "$DATA/diabetes.csv" --standardize --stream --chunk-size 2K -o sstd.ridge
@@ -28,8 +29,7 @@ check "ridge --standardize --stream = in memory" same_ridge sstd.ridge mstd.ridg
 # Standard input: pca and ridge read their data once, so a pipe streams too; the
 # chunks are the same bytes, so the model is the same bits as the file's.
 cat "$DATA/diabetes.csv" | "$MLT" ridge fit - --stream --chunk-size 1K -o stdin.ridge
-check "ridge --stream from stdin: the file's coefficients, bit for bit" test \
-  "$(model_json stdin.ridge | jq -c '.matrices')" = "$(model_json s1k.ridge | jq -c '.matrices')"
+check "ridge --stream from stdin: the file's coefficients, bit for bit" same_json stdin.ridge s1k.ridge .matrices
 
 # --memory: streams past the budget (16 bytes a cell), not below it. diabetes.csv has
 # 4,873 cells of 3.8 bytes (18.6 KB: a need of ~78 KB): 40K streams, 100K does not,
@@ -82,26 +82,24 @@ check "no model written after a refusal" test ! -e x.ridge -a ! -e x.pca
 # centre) and gives the in-memory model bit for bit: every sum is made of the same
 # values in the same order (tests/lib/stream_kmeans_test.cpp derives it), so the
 # tolerance on the centroids is zero and the predictions are the same bytes.
-# matrices MODEL: the model's matrices as `mlt info --json` shows them.
-matrices() { model_json "$1" | jq -c '.matrices'; }
 expect_status 0 "kmeans in memory" "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 -o mem.km
 run "$MLT" --timings kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 --stream --chunk-size 100 -o s.km
 check "kmeans --stream: ran (exit $rc)" test "$rc" -eq 0
 check "kmeans --stream: many chunks, many passes" grep -qE "streamed 150 rows in [1-9][0-9] chunks, [1-9][0-9]+ passes" <<<"$err"
-check "kmeans --stream: the in-memory centroids, bit for bit" test "$(matrices s.km)" = "$(matrices mem.km)"
+check "kmeans --stream: the in-memory centroids, bit for bit" same_json s.km mem.km .matrices
 "$MLT" kmeans predict mem.km "$DATA/iris.csv" --distances -o mem.pred
 "$MLT" kmeans predict s.km "$DATA/iris.csv" --distances -o s.pred
 check "kmeans --stream: the same predictions and distances, byte for byte" cmp -s s.pred mem.pred
-check "kmeans --stream: the same fit summary" test "$(model_json s.km | jq -c '.info')" = "$(model_json mem.km | jq -c '.info')"
+check "kmeans --stream: the same fit summary" same_json s.km mem.km .info
 for init in random farthest; do
   "$MLT" kmeans fit "$DATA/wine.csv" --ignore cultivar -k 4 --init $init --standardize -o mem-$init.km 2>/dev/null
   expect_status 0 "kmeans --init $init --standardize --stream" \
     "$MLT" kmeans fit "$DATA/wine.csv" --ignore cultivar -k 4 --init $init --standardize --stream --chunk-size 1K -o s-$init.km
-  check "kmeans --init $init --standardize --stream = in memory" test "$(matrices s-$init.km)" = "$(matrices mem-$init.km)"
+  check "kmeans --init $init --standardize --stream = in memory" same_json s-$init.km mem-$init.km .matrices
 done
 run "$MLT" --timings kmeans fit "$DATA/iris.csv" --ignore species -k 3 --n-init 3 --memory 1K -o auto.km
 check "kmeans --memory 1K: a 4 KB file streams" grep -q "streamed 150 rows" <<<"$err"
-check "kmeans --memory 1K: the in-memory model" test "$(matrices auto.km)" = "$(matrices mem.km)"
+check "kmeans --memory 1K: the in-memory model" same_json auto.km mem.km .matrices
 # Standard input can be read once: refused, not spooled (a file larger than memory
 # would go to disk behind the user's back); nothing written.
 run sh -c "cat '$DATA/iris.csv' | '$MLT' kmeans fit - --ignore species -k 3 --stream -o x.km"
@@ -120,40 +118,5 @@ print("1,x")' >late-km.csv
 expect_error 65 "late-km.csv:502:2: " "kmeans --stream: a late error names its line" \
   "$MLT" kmeans fit late-km.csv -k 3 --stream --chunk-size 64 -o late.km
 check "kmeans: no model written after a refusal or an error" test ! -e x.km -a ! -e late.km
-
-# --- predict and transform read their input a chunk at a time and write as they go:
-# the same bytes as the whole file read at once (--na drop reads it whole; with no
-# missing cell it drops nothing). 200,000 rows, ~21 MB: more than one 16 MiB chunk.
-awk 'BEGIN { srand(11); print "id,x1,x2,x3,x4,y,cls"
-  for (i = 1; i <= 200000; i++) { a = rand(); b = rand(); c = rand(); d = rand()
-    printf "r%d,%.15g,%.15g,%.15g,%.15g,%.6g,%s\n", i, a, b, c, d, a + 2 * b - c, (a + b > 1 ? "hi" : "lo") } }' >wide.csv
-head -2001 wide.csv >wide-train.csv
-check "the streamed input spans chunks (> 16 MiB)" test "$(wc -c <wide.csv)" -gt 16777216
-"$MLT" ridge fit wide-train.csv --ignore id,cls --target y -o w.ridge 2>/dev/null
-"$MLT" kmeans fit wide-train.csv --ignore id,cls,y -k 4 -o w.km 2>/dev/null
-"$MLT" logreg fit wide-train.csv --ignore id,y --target cls -o w.logreg 2>/dev/null
-"$MLT" knn fit wide-train.csv --ignore id,y --target cls -k 3 -o w.knn 2>/dev/null
-same_streamed() {  # NAME ARGS...: the command streamed = read whole
-  local name=$1; shift
-  "$@" -o streamed.csv 2>/dev/null
-  "$@" --na drop -o whole.csv 2>/dev/null
-  check "$name: streamed output = whole-file output, byte for byte" cmp -s streamed.csv whole.csv
-  check "$name: one row per input row" test "$(wc -l <streamed.csv)" -eq 200001
-}
-same_streamed "ridge predict --keep id" "$MLT" ridge predict w.ridge wide.csv --ignore cls --keep id
-same_streamed "kmeans predict --distances" "$MLT" kmeans predict w.km wide.csv --ignore id,cls,y --distances
-same_streamed "logreg predict --proba" "$MLT" logreg predict w.logreg wide.csv --ignore id,y --proba
-same_streamed "knn predict --neighbors" "$MLT" knn predict w.knn wide.csv --ignore id,y --neighbors
-"$MLT" pca fit wide-train.csv --ignore id,cls,y -k 2 -o w.pca 2>/dev/null
-same_streamed "pca transform --reconstruct" "$MLT" pca transform w.pca wide.csv --ignore id,cls,y --reconstruct
-"$MLT" ridge predict w.ridge wide.csv --ignore cls --keep id -o from-file.csv 2>/dev/null
-sh -c "cat wide.csv | '$MLT' ridge predict w.ridge - --ignore cls --keep id" >from-pipe.csv 2>/dev/null
-check "ridge predict from a pipe: the same bytes as from the file" cmp -s from-pipe.csv from-file.csv
-# An error in a later chunk: its line in the whole file, status 65, and no output file
-# (the rows before it were written to the temporary, which is removed).
-{ cat wide.csv; echo "r200001,0.5,zz,0.5,0.5,1,hi"; } >late-pred.csv
-expect_error 65 "late-pred.csv:200002:" "ridge predict: a late error names its line" \
-  "$MLT" ridge predict w.ridge late-pred.csv --ignore id,cls -o late-pred.out
-check "ridge predict: no output after a late error" test ! -e late-pred.out
 
 finish
