@@ -12,7 +12,14 @@ G=$SRC/tests/fixtures/golden
 # and neighbour columns (row and cluster numbers) equal; other numbers within 1e-9 of
 # the expected value, relative (absolute below 1). The outputs are computed by BLAS
 # and by NumPy in different orders; on these inputs they differ by at most ~1e-13
-# (golden.py keeps the cancellation in each sum below 1e3), hence 1e-9.
+# (golden.py keeps the cancellation in each sum below 1e3), hence 1e-9. The same holds
+# for the svm's decision values (sums like krr's and logreg's, the same cancellation
+# bound) and the smoother's weighted means (positive weights, sums of at most 442
+# terms: ~1e-13); Platt's probabilities: mlt couples the pairwise ones by an iteration
+# stopped at a residual of 1e-13, NumPy solves the same problem exactly, and golden.py
+# asserts the bound sqrt(K) 1e-13 / lambda_min on their difference below 1e-11 on each
+# row. Labels (votes, argmax, window edges) are exact: golden.py leaves out input rows
+# within 1e-9 of a tie.
 cat > compare.py <<'PY'
 import csv, re, sys
 got, want = (list(csv.reader(open(p))) for p in sys.argv[1:3])
@@ -60,18 +67,20 @@ while read -r model version algo verb input expected flags; do
 done < "$G/cases.txt"
 
 # The set covers every algorithm in every version, and version 2's binary sections.
-for algo in pca kmeans ridge krr logreg knn; do
+for algo in pca kmeans ridge krr logreg knn svm smoother; do
   for version in 1 2; do
     check "a golden $algo model of version $version" grep -qw "$algo$version" <<<"$pairs"
   done
 done
 binary=$(grep -lac '^binary ' "$G"/*_v2.* | wc -l)
 check "at least three version 2 models hold a binary section ($binary)" test "$binary" -ge 3
-check "every case ran ($n)" test "$n" -ge 19
+check "every case ran ($n)" test "$n" -ge 28
 
 # Files of the first 0.1.0 builds lack fields added later the same day (pca's
-# /params/solver, knn's /params/kernel, logreg's per-class cg_iterations): the same
-# golden models without them, re-signed, load and give the same outputs.
+# /params/solver, knn's /params/kernel, logreg's per-class cg_iterations; the svm's
+# /params/kernelized, /params/probability and per-output non_psd_steps, the smoother's
+# /params/kernel): the same golden models without them, re-signed, load and give the
+# same outputs.
 strip_field() {  # MODEL OUT JSON-PATH...: the model without those header fields, re-signed
   "$PYTHON" - "$@" <<'PY'
 import hashlib, json, sys
@@ -107,6 +116,10 @@ early_case knn_diabetes_regression_v1.knn diabetes_input.csv knn_diabetes_regres
   --neighbors -- /params/kernel
 early_case logreg_wine_ovr_balanced_v2.logreg wine_input.csv logreg_wine_ovr_balanced_v2.expected.csv logreg predict \
   --proba -- /fitted/per_class/0/cg_iterations /fitted/per_class/1/cg_iterations /fitted/per_class/2/cg_iterations
+early_case svm_iris_linear_binary_v1.svm iris_input.csv svm_iris_linear_binary_v1.expected.csv svm predict \
+  --decision -- /params/kernelized /params/probability /fitted/per_output/0/non_psd_steps
+early_case smoother_iris_epanechnikov_v1.smoother iris_input.csv smoother_iris_epanechnikov_v1.expected.csv smoother \
+  predict --proba -- /params/kernel
 
 # A model saved through the library alone has no data schema ("data" in the header):
 # it loads with positional names (features x1..xp by position, classes 0..K-1), and
@@ -144,4 +157,49 @@ run "$PYTHON" compare.py relabelled.csv expected.csv
 check "compare: a changed label fails" test "$rc" -eq 1
 run "$PYTHON" compare.py expected.csv expected.csv
 check "compare: the same file passes" test "$rc" -eq 0
+
+# And the golden values matter: a model with one stored value moved by 1e-6 (relative)
+# and re-signed loads, and its outputs no longer match.
+moved_model() {  # MODEL OUT (matrix NAME ROW COL | header JSON-PATH): that value times 1 + 1e-6, re-signed
+  "$PYTHON" - "$@" <<'PY'
+import hashlib, json, sys
+src, out, what = sys.argv[1], sys.argv[2], sys.argv[3]
+data = open(src, "rb").read()
+lines = data[: data.rindex(b"\nsha256 ") + 1].split(b"\n")
+if what == "header":
+    h = json.loads(lines[1])
+    *parents, leaf = sys.argv[4].strip("/").split("/")
+    node = h
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    node[leaf] *= 1 + 1e-6
+    lines[1] = json.dumps(h, sort_keys=True, separators=(",", ":")).encode()
+else:  # a text matrix
+    name, r, c = sys.argv[4].encode(), int(sys.argv[5]), int(sys.argv[6])
+    at = next(i for i, l in enumerate(lines) if l.startswith(b"matrix " + name + b" ")) + 1 + r
+    cells = lines[at].split(b" ")
+    cells[c] = repr(float(cells[c]) * (1 + 1e-6)).encode()
+    lines[at] = b" ".join(cells)
+body = b"\n".join(lines)
+open(out, "wb").write(body + b"sha256 " + hashlib.sha256(body).hexdigest().encode() + b"\n")
+PY
+}
+moved_case() {  # MODEL INPUT EXPECTED ALGO FLAGS... -- MOVED_MODEL-ARGS...
+  local model=$1 input=$2 expected=$3 algo=$4
+  shift 4
+  local flags=()
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  shift
+  moved_model "$G/$model" "moved-$model" "$@"
+  run "$MLT" "$algo" predict "moved-$model" "$G/$input" "${flags[@]}" -o "moved-$model.csv"
+  check "moved $model ($*): loads (stderr: $err)" test "$rc" -eq 0
+  run "$PYTHON" compare.py "moved-$model.csv" "$G/$expected"
+  check "moved $model ($*): the output differs" test "$rc" -eq 1
+}
+moved_case svm_iris_rbf_ovo_std_proba_v1.svm iris_input.csv svm_iris_rbf_ovo_std_proba_v1.expected.csv svm --proba \
+  --decision -- matrix dual_coef 0 0
+moved_case svm_iris_rbf_ovo_std_proba_v1.svm iris_input.csv svm_iris_rbf_ovo_std_proba_v1.expected.csv svm --proba \
+  --decision -- header /fitted/per_output/2/sigmoid_a
+moved_case smoother_diabetes_gaussian_v2.smoother diabetes_input.csv smoother_diabetes_gaussian_v2.expected.csv \
+  smoother -- header /params/bandwidth
 finish
