@@ -1,4 +1,5 @@
 // mlt split DATA --test F [--stratify COL] [--seed S] -o TRAIN TEST
+#include <cctype>
 #include <memory>
 
 #include "commands.hpp"
@@ -84,7 +85,16 @@ void setup_split(CLI::App& app) {
   split->add_option("--test", opt->test, "Held-out share: a fraction in (0,1), or a row count")
       ->check(positive())
       ->capture_default_str();
-  split->add_option("--stratify", opt->stratify, "Keep the class proportions of this column in both parts");
+  // A flag after --stratify (--stratify -o a b) would be taken for its column, and the
+  // user told that --output is missing: said as what it is.
+  split->add_option("--stratify", opt->stratify, "Keep the class proportions of this column in both parts")
+      ->check(CLI::Validator(
+          [](std::string& column) {
+            return column.size() > 1 && column[0] == '-' && !std::isdigit(static_cast<unsigned char>(column[1]))
+                       ? "takes a column name, and " + column + " is a flag: give the column first"
+                       : std::string();
+          },
+          "COLUMN"));
   split->add_option("--seed", opt->seed, "Seed of the shuffle")->check(seed())->capture_default_str();
   split->add_option("-o,--output", opt->outputs, "TRAIN and TEST files to write")->required()->expected(2);
   split->footer("Example:\n  mlt split data/iris.csv --test 0.2 --stratify species -o train.csv test.csv");

@@ -48,7 +48,8 @@ void add_cv_options(CLI::App* cmd, CvOptions& opt, CvTask task) {
   auto* refit = cmd->add_flag("--refit", opt.refit, "Then fit on all the data with the best parameters (needs -o)");
   auto* out = cmd->add_option("-o,--output", opt.output, "Model file written by --refit");
   cmd->add_option("--oof", opt.oof,
-                  "Write each row's out-of-fold prediction at the best grid point, with its fold, to this CSV file");
+                  "Write each row's out-of-fold prediction at the best grid point, with its fold and its true value, "
+                  "to this CSV file (-: standard output, the report then going to standard error)");
   loo->excludes(folds)->excludes(repeats)->excludes(from);
   from->excludes(folds)->excludes(repeats)->excludes(strat)->excludes(no_strat);
   strat->excludes(no_strat);
@@ -84,12 +85,13 @@ Names choose_metrics(const CvOptions& opt, const Names& known, const std::string
 
 void refuse_cv_overwrites(const CvOptions& opt) {
   if (!opt.output.empty()) refuse_overwrite(opt.output, {opt.data.path});
+  if (opt.oof == "-" && opt.output == "-")
+    throw UsageError("--oof - and -o - both name standard output; give one of them a file");
   if (!opt.oof.empty()) {
     refuse_overwrite(opt.oof, {opt.data.path});
     if (!opt.output.empty() && (opt.oof == opt.output || io::same_file(opt.oof, opt.output)))
       throw UsageError("--oof and -o name the same file " + opt.oof);
   }
-  if (opt.oof == "-") throw UsageError("--oof needs a file: the report goes to standard output");
 }
 
 CvData read_cv_data(const CvOptions& opt, CvTask task) {
@@ -244,6 +246,21 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
     out["results"] = results;
     out["best"] = results[result.best];
     if (!edges.empty()) out["warnings"] = edges;
+    // The fits' own warnings (a solver not converged), each with the grid points of
+    // the fit or fast-path group that raised it and its fold.
+    if (!result.warnings.empty()) {
+      nlohmann::ordered_json fits = nlohmann::ordered_json::array();
+      for (const cv::FitWarning& w : result.warnings) {
+        nlohmann::ordered_json points = nlohmann::ordered_json::array();
+        for (std::size_t p : w.points) points.push_back(params_json(grid, p));
+        const cv::Split split = folds.split(w.split);
+        nlohmann::ordered_json one = {{"params", points}, {"fold", folds.fold_name(split.fold)}};
+        if (folds.n_repeats() > 1) one["repeat"] = split.repeat + 1;
+        one["warning"] = w.message;
+        fits.push_back(std::move(one));
+      }
+      out["fit_warnings"] = std::move(fits);
+    }
     text = io::json_text(out) + "\n";
   } else {
     bool first = true;
@@ -291,6 +308,11 @@ void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds
       text += '\n';
     }
   }
+  // With --oof -, the rows are standard output's and the report standard error's.
+  if (opt.oof == "-") {
+    if (!quiet()) std::cerr << text << std::flush;
+    return;
+  }
   io::OutputFile out("-");
   out.write(text);
   out.commit();
@@ -302,6 +324,7 @@ void write_oof(const std::string& path, const cv::Folds& folds, const OofColumns
   csv.text("row");
   csv.text("fold");
   if (repeats) csv.text("repeat");
+  for (const auto& n : c.truth_names) csv.text(n);
   for (const auto& n : c.text_names) csv.text(n);
   for (const auto& n : c.names) csv.text(n);
   csv.end_row();
@@ -311,6 +334,8 @@ void write_oof(const std::string& path, const cv::Folds& folds, const OofColumns
       csv.text(std::to_string(i + 1));
       csv.text(folds.fold_name(fold[i]));
       if (repeats) csv.text(std::to_string(r + 1));
+      if (!c.truth_text.empty()) csv.text(c.truth_text[i]);
+      for (arma::uword j = 0; j < c.truth_values.n_cols; ++j) csv.number(c.truth_values(i, j));
       if (!c.text_names.empty()) csv.text(c.text[r][i]);
       for (arma::uword j = 0; j < c.values[r].n_cols; ++j) csv.number(c.values[r](i, j));
       csv.end_row();

@@ -112,8 +112,14 @@ cv::Progress progress_reporter();
 void write_cv_report(const CvOptions& opt, const cv::Grid& grid, const cv::Folds& folds,
                      const cv::SearchResult& result,
                      const std::function<bool(const std::string&, double)>& at_ceiling = {});
-// --oof: row, fold[, repeat], then the prediction columns (`text` columns first).
+// --oof: row, fold[, repeat], the true values, then the prediction columns (`text`
+// columns first); a truth column takes its target's name with "input_" before it, as
+// --keep names a kept column that an output column would also be called. To standard
+// output for "-" (the report then goes to standard error).
 struct OofColumns {
+  Names truth_names;            // the true values, before the predictions (supervised)
+  std::vector<std::string> truth_text;  // a class label per row, or
+  arma::mat truth_values;               // n x truth_names numeric targets
   Names text_names;
   std::vector<std::vector<std::string>> text;  // per repeat, one cell per row (one text column at most)
   Names names;
@@ -665,6 +671,8 @@ class CvCommand {
     if constexpr (std::is_same_v<Target, arma::mat>) {  // regression: the predictions
       if (!predict) predict = [](const Estimator& e, const arma::mat& X) { return regression_output(e, X); };
       c.names = data.target_names;
+      for (const std::string& t : data.target_names) c.truth_names.push_back("input_" + t);
+      c.truth_values = y;
     } else if constexpr (std::is_same_v<Target, Labels>) {  // classes, then probabilities
       if (!predict) {
         predict = [](const Estimator& e, const arma::mat& X) {
@@ -675,6 +683,8 @@ class CvCommand {
         };
       }
       c.text_names = {data.schema.target};
+      c.truth_names = {"input_" + data.schema.target};
+      for (arma::uword i = 0; i < y.n_elem; ++i) c.truth_text.push_back(data.encoder.classes().at(y[i]));
       if constexpr (ProbabilisticClassifier<Estimator>)
         if (has_probabilities(Estimator(best)))
           for (const auto& k : data.encoder.classes()) c.names.push_back("p_" + k);

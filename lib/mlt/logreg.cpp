@@ -586,7 +586,8 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
   // The stopping test (solve above). Linear: R = max_i ‖(z_i, 1)‖. Kernel:
   // R = sqrt(max c / min c) (first order).
   const bool ovr = K > 2 && p.multiclass == MultiClass::ovr;
-  const double row_norm = p.kernelized ? 0.0 : std::sqrt(max_row_norm_sq(Z) + (p.fit_intercept ? 1.0 : 0.0));
+  const double x_norm_sq = p.kernelized ? 0.0 : max_row_norm_sq(Z);
+  const double row_norm = p.kernelized ? 0.0 : std::sqrt(x_norm_sq + (p.fit_intercept ? 1.0 : 0.0));
   const double L = K == 2 || ovr ? 4.0 : 2.0;
   const auto solve = [&](LogisticObjective& f, arma::mat& theta, const arma::vec& c) {
     const double R = p.kernelized ? std::sqrt(c.max() / c.min()) : row_norm;
@@ -634,6 +635,14 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
   if (p.kernelized) coef_.set_size(m, 0);  // n_outputs() reads coef_.n_rows
   n_classes_ = K;
   warn_about_fit(p.lambda == 0 && arma::all(predict(X) == y));
+  // At the optimum λ W = −Zᵀ G with |G_ik| <= c_i, so every row's score moves by at
+  // most Σ c · max ‖z_i‖² / λ (Σ c = n, balanced or not): features that small leave
+  // the model at the class shares, which the user should hear of.
+  const double reach = static_cast<double>(n) * x_norm_sq / p.lambda;
+  if (!p.kernelized && p.lambda > 0 && reach < 1e-8)
+    warn("logreg: the features are too small to matter against lambda = " + num(p.lambda) +
+         ": no row's score can move by more than " + num(reach) +
+         " (n max ‖x‖² / lambda), so the model predicts the class shares; standardize the features or lower lambda");
   return *this;
 }
 
@@ -803,12 +812,12 @@ void LogReg::warn_about_fit(bool separable) const {
       else if (fi.stop == "gradient at its rounding floor")
         why = ": the gradient norm " + num(fi.gradient_norm) + " is below " + num(fi.gradient_error_bound) +
               ", the proven bound on the rounding error of its evaluation, so no smaller gradient can be "
-              "certified; loosen --tol, or standardize badly scaled features";
+              "certified; loosen --tol" + (p.standardize ? std::string() : ", or standardize badly scaled features");
       else
         why = ": no step lowered the gradient norm " + num(fi.gradient_norm) + " further" +
               (fi.gradient_error_bound > 0 ? " (its rounding error is at most " + num(fi.gradient_error_bound) + ")"
                                             : std::string()) +
-              "; standardize badly scaled features, or loosen --tol";
+              (p.standardize ? "; loosen --tol" : "; standardize badly scaled features, or loosen --tol");
       warn("logreg: not converged" + which + " after " + std::to_string(fi.iterations) + " iterations (" + fi.stop +
            ")" + certified + why);
     }

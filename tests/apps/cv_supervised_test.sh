@@ -53,7 +53,7 @@ check "logreg refit model predicts as logreg fit with the best lambda" test "$("
 # --oof: class and probabilities per row from the model that did not see it.
 expect_status 0 "logreg --oof" "$MLT" logreg cv "$IRIS" --target species --folds-from fold --standardize --lambda 1 --per-fold --json --oof oof.csv
 report=$out
-check "logreg oof header" test "$(head -1 oof.csv)" = "row,fold,species,p_setosa,p_versicolor,p_virginica"
+check "logreg oof header" test "$(head -1 oof.csv)" = "row,fold,input_species,species,p_setosa,p_versicolor,p_virginica"
 check "logreg oof: fold accuracies = the report's" "$PYTHON" - "$report" "$IRIS" <<'PY'
 import csv, json, sys
 rep = json.loads(sys.argv[1]); data = list(csv.DictReader(open(sys.argv[2]))); oof = list(csv.DictReader(open("oof.csv")))
@@ -259,7 +259,7 @@ check "krr cv header and rows" test "$(head -1 <<<"$out"),$(rows "$out")" = "lam
 expect_error 2 "kernel" "krr cv without --kernel" "$MLT" krr cv "$DATA/diabetes.csv" --lambda 1
 expect_error 2 "excludes" "krr --gamma with --sigma" "$MLT" krr cv "$DATA/diabetes.csv" --kernel rbf --gamma 1 --sigma 1
 expect_status 0 "krr --refit" "$MLT" krr cv "$DATA/diabetes.csv" --standardize --kernel rbf --lambda 0.1,10 --fold-seed 3 --refit -o best.krr --oof krr_oof.csv
-check "krr oof header" test "$(head -1 krr_oof.csv)" = "row,fold,progression"
+check "krr oof header" test "$(head -1 krr_oof.csv)" = "row,fold,input_progression,progression"
 check "krr refit predicts" test "$("$MLT" krr predict best.krr "$DATA/diabetes.csv" | wc -l)" -eq 443
 
 # --- kmeans cv ---------------------------------------------------------------------
@@ -377,7 +377,7 @@ run "$MLT" "${KNNREG[@]}" --score mse
 check "knn cv --regression best mse: scikit-learn's (k = 13, distance)" json_holds "$out" '.best.params == {"k": 13, "weights": "distance"}'
 knn_fast_equals_plain "regression, two targets, standardized, repeats" "$DATA/diabetes.csv" --regression --target bmi,progression --standardize -k 1:12:2 --folds 3 --repeats 2
 expect_status 0 "knn --regression --refit --oof" "$MLT" knn cv "$DATA/diabetes.csv" --regression -k 3,9 --refit -o reg.knn --oof knnreg_oof.csv
-check "knn --regression oof: the target's column" test "$(head -1 knnreg_oof.csv)" = "row,fold,progression"
+check "knn --regression oof: the target's column" test "$(head -1 knnreg_oof.csv)" = "row,fold,input_progression,progression"
 run "$MLT" info reg.knn --json
 check "knn --regression refit is a regressor" json_holds "$out" '.params.regression == true'
 expect_error 2 "unknown metric \"accuracy\"; choose from mse, rmse, mae, r2" "knn --regression --score accuracy" "$MLT" knn cv "$DATA/diabetes.csv" --regression --score accuracy

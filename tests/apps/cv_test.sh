@@ -121,7 +121,13 @@ expect_error 2 "refit" "-o without --refit" "$MLT" pca cv "$DATA/iris.csv" --ign
 expect_error 2 "excludes" "--loo with --folds" "$MLT" pca cv "$DATA/iris.csv" --ignore species --loo --folds 3
 expect_error 2 "nosuch" "--folds-from an unknown column" "$MLT" pca cv "$DATA/iris.csv" --ignore species --folds-from nosuch
 expect_error 2 "refusing to overwrite" "-o onto the data" "$MLT" pca cv small.csv --ignore species --refit -o small.csv
-expect_error 2 "--oof needs a file" "--oof -" "$MLT" pca cv small.csv --ignore species --oof -
+# --oof -: the rows on standard output, the report on standard error.
+run "$MLT" pca cv "$IRIS" --ignore species --folds-from fold -k 2,3 --oof -
+check "--oof -: the out-of-fold rows on standard output" test "$(head -1 <<<"$out" | cut -d, -f1-3)" = "row,fold,sepal_length"
+check "... one per row" test "$(wc -l <<<"$out")" -eq 151
+check "... and the report on standard error" grep -q "^n_components,score,mean,std,folds,best$" <<<"$err"
+expect_error 2 "--oof - and -o - both name standard output" "--oof - with -o -" \
+  "$MLT" pca cv "$DATA/iris.csv" --ignore species --oof - --refit -o -
 expect_error 65 "n_components=5 > min" "k larger than the data" "$MLT" pca cv "$DATA/iris.csv" --ignore species -k 1:5 --refit -o x.pca
 check "no model after a failed sweep" test ! -e x.pca
 expect_error 65 "folds=200 > n_samples=150" "more folds than rows" "$MLT" pca cv "$DATA/iris.csv" --ignore species --folds 200

@@ -164,7 +164,7 @@ rows.sort(key=lambda r: r[3])
 assert all(a[2] <= b[2] for a, b in zip(rows, rows[1:]))' "$out"
 run "$MLT" svm cv "$DATA/iris.csv" --standardize --probability --lambda 0.1,1 --score log_loss --oof oof.csv
 check "cv --probability: log_loss, and --oof with probabilities" test "$rc,$(head -1 oof.csv)" = \
-  "0,row,fold,species,p_setosa,p_versicolor,p_virginica"
+  "0,row,fold,input_species,species,p_setosa,p_versicolor,p_virginica"
 expect_error 2 "--seed" "--seed with a kernel and no --probability" \
   "$MLT" svm fit "$DATA/iris.csv" --kernel rbf --seed 3 -o x.svm
 printf 'x,y\n0,a\n1,a\n2,a\n3,b\n' > single.csv

@@ -141,4 +141,23 @@ PY
 run "$MLT" svm fit ones.csv --target y --kernel precomputed -o ones.svm
 check "svm on an all-ones kernel: exit 0" test "$rc" -eq 0
 check "... no 'not positive semi-definite'" test "${err/not positive semi-definite/}" = "$err"
+# cv --json carries the fits' warnings, each with its grid point and fold.
+run "$MLT" logreg cv "$IRIS" --lambda 0 --max-iter 2 --json -q
+check "cv --json: the fits' warnings with their grid points and folds" json_holds "$out" '
+  (.fit_warnings | length) >= 5
+  and all(.fit_warnings[]; (.params == [{"lambda": 0}]) and (.fold | type == "string") and (.warning | length > 0))
+  and any(.fit_warnings[]; .warning | test("not converged after 2 iterations"))'
+# Features too small to move any probability: said, not a silent fit at the class shares.
+awk -F, 'NR == 1 { print; next } { for (i = 1; i < 5; i++) $i = $i "e-150"; print }' OFS=, "$IRIS" >tiny.csv
+run "$MLT" logreg fit tiny.csv -o tiny.lr
+check "logreg on features of 1e-150: a warning" grep -q "the features are too small to matter against lambda = 1" <<<"$err"
+expect_error 2 "--stratify: takes a column name, and -o is a flag: give the column first" "split --stratify -o a b" \
+  "$MLT" split "$IRIS" --stratify -o a.csv b.csv
+# More threads than CPUs: OpenBLAS stays at the CPUs' count, so a memory limit does not
+# leave its threads retrying an allocation forever. (AddressSanitizer reserves more
+# address space than any such limit.)
+if [ -z "${MLT_SANITIZED:-}" ]; then
+  run timeout 60 bash -c "ulimit -v 600000; exec '$MLT' --threads 8 info iris.lr"
+  check "--threads 8 info under ulimit -v: exits (status $rc)" test "$rc" -eq 0
+fi
 finish

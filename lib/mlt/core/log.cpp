@@ -6,7 +6,11 @@ namespace mlt {
 namespace {
 std::mutex log_mutex;
 LogFunction log_hook;
+thread_local WarningCapture* capture = nullptr;
 }  // namespace
+
+WarningCapture::WarningCapture() : outer_(capture) { capture = this; }
+WarningCapture::~WarningCapture() { capture = outer_; }
 
 void set_log_function(LogFunction f) {
   std::lock_guard<std::mutex> lock(log_mutex);
@@ -19,6 +23,7 @@ LogFunction log_function() {
 }
 
 void warn(const std::string& message) {
+  if (capture) capture->messages_.push_back(message);
   std::lock_guard<std::mutex> lock(log_mutex);
   if (log_hook) log_hook("warning: " + message);
 }

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace mlt {
 
@@ -17,5 +18,22 @@ LogFunction log_function();
 
 // A warning: something was handled but the user should know ("rank deficient").
 void warn(const std::string& message);
+
+// While one lives, the warnings raised on its thread are also kept in it (newest
+// capture only), as well as passed to the hook: cv reports each fit's warnings with
+// its grid point and fold.
+class WarningCapture {
+ public:
+  WarningCapture();
+  ~WarningCapture();
+  WarningCapture(const WarningCapture&) = delete;
+  WarningCapture& operator=(const WarningCapture&) = delete;
+  std::vector<std::string> take() { return std::move(messages_); }
+
+ private:
+  friend void warn(const std::string& message);
+  std::vector<std::string> messages_;
+  WarningCapture* outer_;
+};
 
 }  // namespace mlt

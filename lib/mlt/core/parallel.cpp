@@ -21,11 +21,6 @@ unsigned thread_count_ = 0;
 thread_local unsigned thread_share_ = 0;  // 0: no ThreadShare in this thread
 }
 
-void set_thread_count(unsigned n) {
-  thread_count_ = n;
-  openblas_set_num_threads(static_cast<int>(thread_count()));
-}
-
 // The CPUs this process may run on: its affinity mask, which taskset, a cgroup's
 // cpuset and mpirun's binding of each rank to its cores all set (hardware_concurrency
 // counts every CPU of the machine, so two ranks bound to a core each would run two
@@ -45,6 +40,14 @@ unsigned hardware_threads() {
 }
 }  // namespace
 
+void set_thread_count(unsigned n) {
+  thread_count_ = n;
+  // OpenBLAS never runs on more threads than CPUs: more gain nothing, and each of its
+  // threads reserves a work buffer at start; under a memory limit (ulimit -v) those
+  // that cannot get one retry forever, and --threads 8 on two CPUs never exited.
+  openblas_set_num_threads(static_cast<int>(std::min(thread_count(), hardware_threads())));
+}
+
 unsigned thread_count() {
   if (thread_share_) return thread_share_;
   return thread_count_ ? thread_count_ : hardware_threads();
@@ -54,7 +57,7 @@ ThreadShare::ThreadShare(unsigned n) : previous_(thread_share_) { thread_share_ 
 ThreadShare::~ThreadShare() { thread_share_ = previous_; }
 
 unsigned blas_threads() { return static_cast<unsigned>(std::max(1, openblas_get_num_threads())); }
-void set_blas_threads(unsigned n) { openblas_set_num_threads(static_cast<int>(n ? n : 1)); }
+void set_blas_threads(unsigned n) { openblas_set_num_threads(static_cast<int>(std::clamp(n, 1u, hardware_threads()))); }
 
 std::string blas_description() {
   return std::string(openblas_get_config()) + "; kernel " + openblas_get_corename() + ", " +

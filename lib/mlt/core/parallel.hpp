@@ -14,7 +14,8 @@
 
 namespace mlt {
 
-// 0 means one per CPU in the process's affinity mask.
+// 0 means one per CPU in the process's affinity mask. OpenBLAS gets as many, never more
+// than those CPUs (set_blas_threads too).
 void set_thread_count(unsigned n);
 // The threads the calling thread may use: its share while a ThreadShare is alive in
 // it, else the global count.

@@ -6,8 +6,10 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/metrics.hpp"
 
@@ -75,6 +77,7 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const Names& metr
   const auto task_split = [&](std::size_t t) { return t / groups.size(); };
   const auto task_points = [&](std::size_t t) -> const std::vector<std::size_t>& { return groups[t % groups.size()]; };
   std::exception_ptr failure;
+  std::vector<std::vector<std::string>> task_warnings(last - first);
   try {
     run_tasks(
         last - first, options.jobs,
@@ -82,7 +85,9 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const Names& metr
           const std::size_t t = first + i;
           const Split split = folds.split(task_split(t));
           const std::vector<std::size_t>& points = task_points(t);
+          WarningCapture warnings;
           const std::vector<double> s = score(split, points);
+          task_warnings[i] = warnings.take();
           if (s.size() != points.size() * n_metrics)
             throw Error("internal: scorer returned the wrong number of scores", kExitSoftware);
           for (std::size_t m = 0; m < n_metrics; ++m)
@@ -101,8 +106,19 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const Names& metr
     if (size == 1) throw;
     failure = std::current_exception();
   }
+  // Every rank's warnings, in task order: each task's as lines of its own.
+  std::vector<std::vector<std::string>> warnings_of_task(n_tasks);
+  for (std::size_t i = 0; i < task_warnings.size(); ++i) warnings_of_task[first + i] = std::move(task_warnings[i]);
   if (size > 1) {
     agree(comm, failure);
+    nlohmann::json mine_warnings = nlohmann::json::array();
+    for (std::size_t t = first; t < last; ++t) mine_warnings.push_back(warnings_of_task[t]);
+    const std::vector<std::string> all_warnings = comm.allgather(mine_warnings.dump());
+    for (std::size_t r = 0; r < size; ++r) {
+      const nlohmann::json theirs = nlohmann::json::parse(all_warnings[r]);
+      for (std::size_t t = r * n_tasks / size, at = 0; t < (r + 1) * n_tasks / size; ++t, ++at)
+        warnings_of_task[t] = theirs.at(at).get<std::vector<std::string>>();
+    }
     // Each rank's tasks' scores, in task order, to every rank.
     std::vector<double> mine;
     for (std::size_t t = first; t < last; ++t)
@@ -133,6 +149,8 @@ SearchResult grid_search(const Grid& grid, const Folds& folds, const Names& metr
     out.results.push_back(std::move(r));
   }
   out.best = best_index(out.results, out.higher_is_better);
+  for (std::size_t t = 0; t < n_tasks; ++t)
+    for (std::string& m : warnings_of_task[t]) out.warnings.push_back({task_points(t), task_split(t), std::move(m)});
   return out;
 }
 

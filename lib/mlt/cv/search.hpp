@@ -64,12 +64,22 @@ struct PointResult : MetricScores {  // the ranking metric's scores
   std::vector<MetricScores> more;  // the other metrics', in SearchResult::metrics order
 };
 
+// A warning raised by the fits of one task (mlt::warn: a solver not converged, a
+// rank-deficient fit): the grid points the task scored (one, or a fast path's group)
+// and the split.
+struct FitWarning {
+  std::vector<std::size_t> points;
+  std::size_t split = 0;  // Folds::split's index
+  std::string message;
+};
+
 struct SearchResult {
   std::string metric;                // the ranking metric, metrics[0]
   Names metrics;                     // every metric scored
   bool higher_is_better = false;     // the ranking metric's direction
   std::vector<PointResult> results;  // one per grid point, grid order
   std::size_t best = 0;              // index into results
+  std::vector<FitWarning> warnings;  // in task order (split-major), every rank's
 };
 
 // Every point scored by every metric of `metrics` (the scorer returns them
