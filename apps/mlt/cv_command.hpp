@@ -33,6 +33,8 @@
 // and `kind` for --refit.
 #pragma once
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <concepts>
@@ -126,6 +128,19 @@ struct OofColumns {
   std::vector<arma::mat> values;               // per repeat: n x names
 };
 void write_oof(const std::string& path, const cv::Folds& folds, const OofColumns& columns);
+
+// The most fits one cv run may make (grid points x folds x repeats).
+inline constexpr double kMaxFits = 1e6;
+// 1234567 as "1,234,567".
+inline std::string format_count(double n) {
+  std::string digits = std::to_string(static_cast<unsigned long long>(n)), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 void refuse_cv_overwrites(const CvOptions& opt);
 
 // Metric functions of a fitted estimator on held-out rows, by name, in display order.
@@ -607,6 +622,19 @@ class CvCommand {
     }();
     const Target& y = target_of<Target>(data);
     const arma::mat& X = data.table.X;
+    // What the sweep will cost, said before it starts on a terminal; a count no run could finish
+    // (a typo in a range, --repeats of a thousand over leave-one-out) is refused.
+    const double n_fits = static_cast<double>(grid.size()) * static_cast<double>(data.folds.n_splits());
+    if (n_fits > kMaxFits)
+      throw UsageError("the sweep would run " + std::to_string(grid.size()) + " grid points x " +
+                       std::to_string(data.folds.n_splits()) + " folds = " + format_count(n_fits) +
+                       " fits, more than " + format_count(kMaxFits) + ": narrow the grid, or use fewer folds or repeats");
+    // On a terminal only: off one, cv's standard error stays quiet unless something
+    // needs saying (scripts read the count of fits from the progress reports).
+    if (comm.rank() == 0 && isatty(STDERR_FILENO))
+      note("cv: " + std::to_string(grid.size()) + (grid.size() == 1 ? " grid point" : " grid points") + " x " +
+           std::to_string(data.folds.n_splits()) + (data.folds.n_splits() == 1 ? " fold" : " folds") + " = " +
+           format_count(n_fits) + (n_fits == 1 ? " fit" : " fits"));
 
     std::vector<cv::ScoreFn<Estimator, Target>> scores;
     for (const std::string& name : chosen)

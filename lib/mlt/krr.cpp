@@ -72,6 +72,7 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/memory.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/core/log.hpp"
@@ -90,18 +91,6 @@ constexpr double kBlockBytes = 32.0 * 1024 * 1024;  // kernel block size while f
 arma::uword block_rows(arma::uword other) {
   const double rows = kBlockBytes / (8.0 * std::max<arma::uword>(1, other));
   return static_cast<arma::uword>(std::clamp(rows, 16.0, 65536.0));
-}
-
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (b >= 1024 && u < 6) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
-  return buf;
 }
 
 // Minimum-norm least-squares solution of A X = B (A square, symmetric), by SVD.
@@ -204,7 +193,7 @@ Krr& Krr::fit(const arma::mat& X, const arma::mat& Y) {
 void Krr::fit_exact(const arma::mat& Xs, const arma::mat& Y) {
   const arma::uword n = Xs.n_rows;
   const double need = 8.0 * static_cast<double>(n) * static_cast<double>(n);
-  const double have = params_.memory_limit > 0 ? params_.memory_limit : spd::available_memory();
+  const double have = params_.memory_limit > 0 ? params_.memory_limit : available_memory();
   // The kernel matrix plus room for one kernel block and the rest of the process.
   if (have > 0 && need + 2 * kBlockBytes > have) {
     std::ostringstream s;

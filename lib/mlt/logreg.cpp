@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/memory.hpp"
 #include "mlt/core/exp.hpp"
 #include "mlt/core/lanes.hpp"
 #include "mlt/core/rowwise.hpp"
@@ -563,6 +564,15 @@ LogReg& LogReg::fit_from(const arma::mat& X, const Labels& y, std::size_t n_clas
     require_positive_semidefinite(p.kernel, "kernel logistic regression needs one (with an indefinite Gram matrix "
                                             "the penalty q'Kq, and the objective, are unbounded below)");
     kernel_ = Kernel(p.kernel, X.n_cols);
+    // The n x n Gram matrix, and the solver's n x K vectors beside it; refused before
+    // allocating, as exact kernel ridge refuses.
+    const double n_train = static_cast<double>(X.n_rows);
+    const double need = 8.0 * n_train * n_train, have = available_memory();
+    if (have > 0 && need > have)
+      throw DataError("kernel logistic regression on " + std::to_string(X.n_rows) + " samples needs the " +
+                      std::to_string(X.n_rows) + " x " + std::to_string(X.n_rows) + " kernel matrix (" +
+                      human_bytes(need) + "), more than the " + human_bytes(have) +
+                      " of memory available; fit it on a sample of the rows");
     train_ = Xw;
     gram = kernel_.gram(train_, train_);
     if (!gram.is_finite()) throw DataError("the kernel matrix has non-finite entries; rescale the data or change the kernel");

@@ -58,6 +58,7 @@
 #include <sstream>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/memory.hpp"
 #include "mlt/core/log.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/core/rowwise.hpp"
@@ -323,7 +324,7 @@ void Pca::fit_kernel(const arma::mat& X) {
   // n x b blocks. Refused before allocating rather than failing midway.
   const double nn = static_cast<double>(n) * static_cast<double>(n);
   const double need = params_.eigen_solver == KernelPcaSolver::iterative ? 8.0 * nn + 400.0 * n : 32.0 * nn;
-  const double have = spd::available_memory();
+  const double have = available_memory();
   if (have > 0 && need > have) {
     char buf[200];
     std::snprintf(buf, sizeof buf,

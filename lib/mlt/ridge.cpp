@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/memory.hpp"
 #include "mlt/core/rowwise.hpp"
 #include "mlt/core/scatter.hpp"
 #include "mlt/core/log.hpp"
@@ -298,7 +299,7 @@ Ridge& Ridge::fit(const arma::mat& X, const arma::mat& Y) {
     }
   } else if (want == RidgeSolver::dual) {
     const double need = 8.0 * static_cast<double>(n) * static_cast<double>(n);
-    const double have = spd::available_memory();
+    const double have = available_memory();
     if (have > 0 && need > have)
       throw DataError("the dual solver needs the " + std::to_string(n) + " x " + std::to_string(n) + " matrix XXᵀ (" +
                       to_string_g(need / (1024.0 * 1024 * 1024)) + " GiB), more than the memory available; use " +

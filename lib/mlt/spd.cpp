@@ -1,6 +1,5 @@
 #include "mlt/spd.hpp"
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -60,15 +59,6 @@ double one_norm_lower(const arma::mat& A) {
     colsum[j] += below;
   }
   return n ? colsum.max() : 0.0;
-}
-
-double available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  double kib = 0;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024.0;
-  return 0;
 }
 
 }  // namespace mlt::spd

@@ -23,8 +23,4 @@ double rcond(const arma::mat& L, double a_one_norm);
 // ‖A‖₁ of the symmetric A from its lower triangle.
 double one_norm_lower(const arma::mat& A);
 
-// Bytes of memory the system reports available (Linux MemAvailable), 0 if unknown:
-// what the n x n solvers check their matrix against before allocating it.
-double available_memory();
-
 }  // namespace mlt::spd

@@ -153,6 +153,28 @@ run "$MLT" logreg fit tiny.csv -o tiny.lr
 check "logreg on features of 1e-150: a warning" grep -q "the features are too small to matter against lambda = 1" <<<"$err"
 expect_error 2 "--stratify: takes a column name, and -o is a flag: give the column first" "split --stratify -o a b" \
   "$MLT" split "$IRIS" --stratify -o a.csv b.csv
+# Sizes refused before allocating, with what they would need (status 65), not an out
+# of memory midway: a streamed fit's p x p state, kernel logistic regression's n x n
+# Gram matrix (under a 4 GB address-space limit, so on any machine).
+"$PYTHON" - >wide.csv <<'PY'
+p = 200000
+print(",".join("x%d" % j for j in range(p)))
+for i in range(4):
+    print(",".join(str((i * 7 + j) % 10) for j in range(p)))
+PY
+expect_error 65 "a streamed fit of 200000 columns keeps a 200000 x 200000 scatter matrix: about 1.2 TiB" \
+  "pca fit --stream of 200,000 columns" "$MLT" pca fit wide.csv --stream -o wide.pca
+if [ -z "${MLT_SANITIZED:-}" ]; then
+  awk 'BEGIN { print "x,y"; for (i = 0; i < 60000; i++) printf "%d,%d\n", i % 997, i % 2 }' >rows60k.csv
+  run bash -c "ulimit -v 4000000; exec '$MLT' logreg fit rows60k.csv --kernel rbf -o k.lr"
+  check "kernel logreg on 60,000 rows under 4 GB: refused (65), not out of memory (status $rc)" test "$rc" -eq 65
+  check "... naming the 26.8 GiB kernel matrix" grep -q "needs the 60000 x 60000 kernel matrix (26.8 GiB)" <<<"$err"
+fi
+# cv says how many fits it runs, and refuses a count no run could finish.
+run script -qec "'$MLT' ridge cv '$DATA/diabetes.csv' --lambda 1e-3:1e3:13 >/dev/null" /dev/null
+check "cv on a terminal: the count of fits" grep -q "mlt: cv: 13 grid points x 5 folds = 65 fits" <<<"$out"
+expect_error 2 "the sweep would run 100000 grid points x 11 folds = 1,100,000 fits, more than 1,000,000" \
+  "cv of 1.1 million fits" "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-3:1e3:100000 --folds 11
 # More threads than CPUs: OpenBLAS stays at the CPUs' count, so a memory limit does not
 # leave its threads retrying an allocation forever. (AddressSanitizer reserves more
 # address space than any such limit.)

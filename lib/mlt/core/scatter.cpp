@@ -5,12 +5,29 @@
 #include <algorithm>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/memory.hpp"
 #include "mlt/core/parallel.hpp"
 
 namespace mlt {
 
+namespace {
+// A streamed fit's state is p x p: with its decomposition (an eigen- or Cholesky
+// factorization and a copy), about four such matrices. Refused before allocating:
+// 10⁶ columns would need 29 TiB.
+arma::uword checked_width(std::size_t p) {
+  if (p < 1000) return static_cast<arma::uword>(p);  // 32 MiB at most: no need to ask
+  const double need = 4 * 8.0 * static_cast<double>(p) * static_cast<double>(p);
+  const double have = available_memory();
+  if (have > 0 && need > have)
+    throw DataError("a streamed fit of " + std::to_string(p) + " columns keeps a " + std::to_string(p) + " x " +
+                    std::to_string(p) + " scatter matrix: about " + human_bytes(need) +
+                    " with its decomposition, more than the " + human_bytes(have) + " of memory available");
+  return static_cast<arma::uword>(p);
+}
+}  // namespace
+
 ScatterAccumulator::ScatterAccumulator(std::size_t p)
-    : mean_(p, arma::fill::zeros),
+    : mean_(checked_width(p), arma::fill::zeros),
       scatter_(p, p, arma::fill::zeros),
       max_abs_(p, arma::fill::zeros),
       first_(p, arma::fill::zeros),
