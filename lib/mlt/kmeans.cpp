@@ -331,9 +331,9 @@ void KMeans::fit_passes(const RowPasses& passes, const arma::mat& initial_centro
   const bool given = !initial_centroids.is_empty();
   check_params(given);
   const bool ranks = comm.size() > 1;
-  if (ranks && !given && params_.init != KMeansInit::scalable)
-    throw UsageError("over several ranks k-means seeds by kmeans|| (init " + name_of(KMeansInit::scalable) +
-                     ", or its other name kmeans-parallel) or starts from given centroids; " + name_of(params_.init) +
+  if (ranks && !given && params_.init != KMeansInit::scalable && params_.init != KMeansInit::kmeanspp)
+    throw UsageError("over several ranks k-means seeds by kmeans++ or kmeans|| (init " + name_of(KMeansInit::scalable) +
+                     ") or starts from given centroids; " + name_of(params_.init) +
                      " needs a pass over all rows per centre, in sequence");
   // The first pass: the row count, the checks fit_from makes and the centring moments
   // (exact sums: each rank's own, merged below, are those of all rows in one process).
@@ -431,10 +431,10 @@ void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centr
       C0 = C0.t();
     } else if (params_.init == KMeansInit::scalable) {
       C0 = kmeans::seed_scalable(src, rows, k, trials, seeds[r], comm, {}, nullptr, &seed_rows);
+    } else if (params_.init == KMeansInit::kmeanspp) {
+      seed_rows = kmeans::seed_kmeanspp(src, rows, k, trials, rng, comm, &C0);
     } else if (comm.size() > 1) {
       throw Error("internal: a sequential seeding over ranks", kExitSoftware);
-    } else if (params_.init == KMeansInit::kmeanspp) {
-      kmeans::seed_kmeanspp(src, ch, k, trials, rng, &C0);
     } else if (params_.init == KMeansInit::farthest) {
       C0 = kmeans::seed_farthest(src, ch, k, rng);
     } else {

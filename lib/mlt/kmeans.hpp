@@ -33,7 +33,7 @@ enum class KMeansInit {
   random,    // k distinct rows drawn uniformly
   farthest,  // first centre at random, then each time the point farthest from all chosen
   scalable,  // k-means|| (Bahmani et al. 2012, kmeans/scalable.hpp): a few oversampling rounds,
-             // then weighted k-means++; the seeding of a fit over several ranks
+             // then weighted k-means++; fewer passes over the data than k-means++
 };
 inline constexpr NameTable<KMeansInit, 6> kKMeansInitNames{"seeding",
                                                           {{{KMeansInit::kmeanspp, "kmeans++"},
@@ -110,8 +110,9 @@ class KMeans {
   // Over several ranks (comm.size() > 1; core/distributed.hpp), `passes` reads this
   // rank's rows only (a part of the file, in file order, parts in rank order), and
   // every rank ends with the same model (labels() holds this rank's rows). The seeding
-  // must be kmeans|| (the others need a pass per centre, in sequence: refused, a
-  // UsageError) or given centroids (fit_stream_from). What differs from one process:
+  // is kmeans++ (the same rows as one process: exact sums, kmeans/seeding.hpp), kmeans||
+  // or given centroids (fit_stream_from); random and farthest-first, which follow one
+  // row after another, are refused (a UsageError). What differs from one process:
   //   - the centring moments are each rank's exact sums, merged (kmeans/ranks.hpp):
   //     the same bits as one process;
   //   - a part the source holds in memory (RowChunk::held) is prepared once (centred,

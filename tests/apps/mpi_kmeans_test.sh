@@ -65,20 +65,21 @@ for w, y in zip(W, labels):
 PY
 }
 
-# fit_case NAME DATA IGNORE FLAGS...: single process, -np 1, 2 and 3, compared.
+# fit_case NAME DATA IGNORE FLAGS...: single process, -np 1, 2 and 3, compared, seeded
+# by $INIT (kmeans|| unless set).
 fit_case() {
   local name=$1 data=$2 ignore=$3
   shift 3
-  expect_status 0 "$name: one process" "$MLT" kmeans fit "$data" --ignore "$ignore" --init 'kmeans||' "$@" -o "$name.km"
+  expect_status 0 "$name: one process" "$MLT" kmeans fit "$data" --ignore "$ignore" --init "${INIT:-kmeans||}" "$@" -o "$name.km"
   # -np 1 in a directory of its own, so that the command line the model records
   # (-o NAME.km) is the single-process run's.
-  mkdir -p np1 && cd np1 && run mpi 1 "$MLT" kmeans fit "$data" --ignore "$ignore" --init 'kmeans||' "$@" -o "$name.km" &&
+  mkdir -p np1 && cd np1 && run mpi 1 "$MLT" kmeans fit "$data" --ignore "$ignore" --init "${INIT:-kmeans||}" "$@" -o "$name.km" &&
     cd "$WORK"
   check "$name -np 1: ran (exit $rc)" test "$rc" -eq 0
   check "$name -np 1: the single-process model file, byte for byte" cmp -s "np1/$name.km" "$name.km"
   "$MLT" kmeans predict "$name.km" "$data" -o "$name.pred"
   for np in 2 3; do
-    run mpi $np "$MLT" --timings kmeans fit "$data" --ignore "$ignore" --init 'kmeans||' "$@" --chunk-size 1K \
+    run mpi $np "$MLT" --timings kmeans fit "$data" --ignore "$ignore" --init "${INIT:-kmeans||}" "$@" --chunk-size 1K \
       -o "$name-np$np.km"
     check "$name -np $np: ran (exit $rc; $err)" test "$rc" -eq 0
     check "$name -np $np: one report, from rank 0" \
@@ -91,7 +92,7 @@ fit_case() {
     check "$name -np $np: the same labels from predict, byte for byte" cmp -s "$name-np$np.pred" "$name.pred"
     # (Not on digits: `mlt info --json` leaves out the values of its 64-column
     # matrices; tests/lib/kmeans/ranks_test.cpp holds the bound in process.)
-    [ "$name" = digits ] || check "$name -np $np: centroids within the summation bound, margins wider" \
+    [ "${name%-pp}" = digits ] || check "$name -np $np: centroids within the summation bound, margins wider" \
       close_centroids "$name-np$np.km" "$name.km" "$data" "$ignore"
   done
 }
@@ -99,6 +100,9 @@ fit_case() {
 fit_case iris "$DATA/iris.csv" species -k 3
 fit_case wine "$DATA/wine.csv" cultivar -k 3 --standardize --n-init 3
 fit_case digits "$DATA/digits.csv" digit -k 10
+# k-means++, the default seeding, over ranks: the same rows as one process (exact sums).
+INIT=kmeans++ fit_case iris-pp "$DATA/iris.csv" species -k 3
+INIT=kmeans++ fit_case digits-pp "$DATA/digits.csv" digit -k 10 --n-init 2
 
 # Given centroids: rows 1, 51 and 101 of iris, nudged.
 "$PYTHON" - "$DATA/iris.csv" >start.csv <<'PY'
@@ -135,10 +139,10 @@ check "a late bad cell under -np 3: its file:line:column, once ($err)" \
   test "$(grep -cE "^mlt kmeans fit: error: late.csv:1003:2: " <<<"$err")" -eq 1
 check "a late bad cell under -np 3: no model written" test ! -e late.km
 
-# k-means++ (the default) needs a pass per centre, in sequence: refused over ranks.
-run mpi 2 "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 -o pp.km
-check "kmeans++ -np 2: status 2 (exit $rc)" test "$rc" -eq 2
-check "kmeans++ -np 2: names kmeans||, once ($err)" test "$(grep -c "kmeans||" <<<"$err")" -eq 1
-check "kmeans++ -np 2: nothing written" test ! -e pp.km
+# Farthest-first follows one row after another: refused over ranks, naming the others.
+run mpi 2 "$MLT" kmeans fit "$DATA/iris.csv" --ignore species -k 3 --init farthest -o far.km
+check "farthest -np 2: status 2 (exit $rc)" test "$rc" -eq 2
+check "farthest -np 2: names kmeans++ and kmeans||, once ($err)" test "$(grep -c "kmeans++ or kmeans||" <<<"$err")" -eq 1
+check "farthest -np 2: nothing written" test ! -e far.km
 
 finish

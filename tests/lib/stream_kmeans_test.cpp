@@ -117,12 +117,12 @@ TEST_CASE("kmeans stream: the k-means++ seeding draws the same rows as in memory
   REQUIRE(ch.n_chunks > 1);
   kmeans::MemorySource mem(P);
   Random r1(5);
-  const arma::uvec want = kmeans::seed_kmeanspp(mem, ch, 60, 6, r1);
+  const arma::uvec want = kmeans::seed_kmeanspp(mem, 60, 6, r1);
   for (arma::uword rows : {1u, 100u, 999u}) {
     CAPTURE(rows);
     kmeans::StreamSource streamed(test::passes_of(X, rows), X.n_rows, X.n_cols, mom.mean(), arma::rowvec());
     Random r2(5);
-    CHECK(arma::all(kmeans::seed_kmeanspp(streamed, ch, 60, 6, r2) == want));
+    CHECK(arma::all(kmeans::seed_kmeanspp(streamed, 60, 6, r2) == want));
   }
 }
 

@@ -32,6 +32,21 @@ void ExactSum::merge(const ExactSum& other) {
   terms_ = 2;  // each limb now below 2^33, as after two terms
 }
 
+bool ExactSum::exceeds(double x) const {
+  ExactSum d = *this;
+  d.add(-x);
+  return d.value() > 0;  // a correctly rounded sum keeps its sign, and is 0 only when exactly 0
+}
+
+int ExactSum::compare(const ExactSum& other) const {
+  ExactSum d = other;
+  d.carry();
+  for (auto& limb : d.limbs_) limb = -limb;
+  d.merge(*this);
+  const double v = d.value();
+  return v > 0 ? 1 : v < 0 ? -1 : 0;
+}
+
 double ExactSum::value() const {
   ExactSum s = *this;
   s.carry();

@@ -60,6 +60,10 @@ class ExactSum {
   void merge(const ExactSum& other);
   // The sum rounded to the nearest double (ties to even); ±inf past the largest.
   double value() const;
+  // Whether the exact sum is above x, decided exactly (not on value()'s rounding).
+  bool exceeds(double x) const;
+  // -1, 0 or 1: the sign of this sum minus other's, exactly.
+  int compare(const ExactSum& other) const;
   // The sum as hi + lo: hi = value(), lo the rest rounded to nearest (for a quotient
   // or a difference that must not lose the digits past hi's).
   void value2(double& hi, double& lo) const;

@@ -9,6 +9,8 @@
 
 namespace mlt::kmeans {
 
+using arma::uword;
+
 std::vector<std::vector<double>> gather_all(const Communicator& comm, const std::vector<double>& local) {
   if (comm.size() == 1) return {local};
   std::vector<std::vector<double>> all;
@@ -48,6 +50,23 @@ ExactSum merge_over_ranks(const Communicator& comm, const ExactSum& mine) {
   ExactSum all;
   for (const std::string& theirs : comm.allgather(mine.to_bytes())) all.merge(ExactSum::from_bytes(theirs));
   return all;
+}
+
+arma::mat fetch_global(BlockSource& src, const RankRows& rows, const std::vector<std::uint64_t>& wanted,
+                       const Communicator& comm) {
+  arma::mat mine;
+  agreed(comm, [&] {
+    std::vector<uword> local;
+    for (std::uint64_t g : wanted)
+      if (g >= rows.first && g < rows.first + rows.count) local.push_back(static_cast<uword>(g - rows.first));
+    mine = src.fetch(arma::uvec(local));
+  });
+  std::vector<double> flat(mine.begin(), mine.end());
+  arma::mat out(src.p(), 0);
+  for (const auto& theirs : gather_all(comm, flat))
+    if (!theirs.empty()) out = arma::join_rows(out, arma::mat(theirs.data(), src.p(), theirs.size() / src.p()));
+  if (out.n_cols != wanted.size()) throw Error("internal: k-means|| fetched the wrong rows", kExitSoftware);
+  return out;
 }
 
 }  // namespace mlt::kmeans

@@ -47,6 +47,12 @@ ExactSum merge_over_ranks(const Communicator& comm, const ExactSum& mine);
 // that follows local reading (mlt/core/distributed.hpp). Single process: work().
 void agreed(const Communicator& comm, const std::function<void()>& work);
 
+// The points of global rows `wanted` (ascending, each on exactly one rank), p x
+// wanted.size() in that order on every rank: each rank fetches the rows it holds, and
+// the rank-ordered gather puts them back in file order.
+arma::mat fetch_global(BlockSource& src, const RankRows& rows, const std::vector<std::uint64_t>& wanted,
+                       const Communicator& comm);
+
 // Every rank's `local` (any lengths), in rank order, on every rank.
 std::vector<std::vector<double>> gather_all(const Communicator& comm, const std::vector<double>& local);
 

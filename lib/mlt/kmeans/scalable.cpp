@@ -26,26 +26,6 @@ constexpr std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// The points of global rows `wanted` (ascending, each on exactly one rank), p x
-// wanted.size() in that order on every rank: each rank fetches the rows it holds, and
-// the rank-ordered gather puts them back in file order.
-arma::mat fetch_global(BlockSource& src, const RankRows& rows, const std::vector<std::uint64_t>& wanted,
-                       const Communicator& comm) {
-  arma::mat mine;
-  agreed(comm, [&] {
-    std::vector<uword> local;
-    for (std::uint64_t g : wanted)
-      if (g >= rows.first && g < rows.first + rows.count) local.push_back(static_cast<uword>(g - rows.first));
-    mine = src.fetch(arma::uvec(local));
-  });
-  std::vector<double> flat(mine.begin(), mine.end());
-  arma::mat out(src.p(), 0);
-  for (const auto& theirs : gather_all(comm, flat))
-    if (!theirs.empty()) out = arma::join_rows(out, arma::mat(theirs.data(), src.p(), theirs.size() / src.p()));
-  if (out.n_cols != wanted.size()) throw Error("internal: k-means|| fetched the wrong rows", kExitSoftware);
-  return out;
-}
-
 // closest <- min(closest, D² to the nearest of the centres Ct): exact distances
 // (assign_pass' d2 is squared_distance of the nearest, whatever the screen).
 void lower_closest(BlockSource& src, const arma::mat& Ct, arma::vec& closest, const Communicator& comm) {

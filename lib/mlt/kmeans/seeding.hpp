@@ -5,7 +5,8 @@
 //     ∝ D(x)², the squared distance to the nearest centre already chosen. As
 //     scikit-learn (greedy k-means++) we draw `local_trials` candidates that way and
 //     keep the one that lowers Σ D² most; local_trials = 1 is the plain algorithm.
-//     Cost: k·trials passes over the data, n·p each (a screen as in kmeans/assign.hpp).
+//     Cost: k passes over the data, each screening the trials' candidates (n·p·trials,
+//     as in kmeans/assign.hpp). Over MPI ranks as in one process, the same rows.
 //   farthest-first (Gonzalez, "Clustering to minimize the maximum intercluster
 //     distance", Theor. Comput. Sci. 38, 1985): the first centre at random, then each
 //     time the point farthest from all chosen. Cost: k passes, n·p each.
@@ -17,10 +18,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "mlt/core/random.hpp"
 #include "mlt/core/types.hpp"
 #include "mlt/kmeans/assign.hpp"
+#include "mlt/kmeans/ranks.hpp"
 
 namespace mlt::kmeans {
 
@@ -40,12 +44,21 @@ std::size_t count_distinct_rows(const arma::mat& X, std::size_t stop_at = 0);
 // read when streamed).
 class BlockSource;
 
-// Row indices of k seeds. Rows at distance 0 of a chosen seed are never drawn, so the
-// seeds are distinct rows; once every row is at distance 0 (fewer distinct rows than
-// k: KMeans::fit refuses that case before, kmeanspp_rows allows it) the rest are
-// drawn uniformly among the rows not chosen yet.
-// With `centres`, also their points (p x k), as fetched on the way: no pass of its own.
-arma::uvec seed_kmeanspp(BlockSource& src, const Chunking& ch, arma::uword k, arma::uword trials, Random& rng,
+// Global row indices of k seeds, over the ranks of a data-parallel run (each rank's
+// source its own rows, `rows` where they sit among all; one process: rows {0, n, n}
+// and single_process()). Every draw and every choice among the greedy candidates
+// compares exact sums (core/exact_sum.hpp) of exactly computed squared distances, so
+// the seeds are the same rows for any number of ranks and any split of the rows. Rows
+// at distance 0 of a chosen seed are never drawn, so the seeds are distinct rows; once
+// every row is at distance 0 (fewer distinct rows than k: KMeans::fit refuses that
+// case before, kmeanspp_rows allows it) the rest are drawn uniformly among the rows
+// not chosen yet. With `centres`, also their points (p x k), as fetched on the way.
+// Cost per centre: one pass over the rows (the candidates' screen), exact distances
+// and exact additions only for the rows a candidate comes closer to.
+std::vector<std::uint64_t> seed_kmeanspp(BlockSource& src, const RankRows& rows, arma::uword k, arma::uword trials,
+                                         Random& rng, const Communicator& comm, arma::mat* centres = nullptr);
+// One process.
+arma::uvec seed_kmeanspp(BlockSource& src, arma::uword k, arma::uword trials, Random& rng,
                          arma::mat* centres = nullptr);
 // Centres (p x k): farthest-first.
 arma::mat seed_farthest(BlockSource& src, const Chunking& ch, arma::uword k, Random& rng);

@@ -20,6 +20,7 @@
 #include "mlt/kmeans.hpp"
 #include "mlt/kmeans/ranks.hpp"
 #include "mlt/kmeans/scalable.hpp"
+#include "mlt/kmeans/seeding.hpp"
 #include "mlt/kmeans/source.hpp"
 
 namespace kmeans_ranks_test {
@@ -147,12 +148,51 @@ TEST_CASE("kmeans|| over ranks: the same centres as one process, bit for bit, fo
   }
 }
 
+TEST_CASE("kmeans++ over ranks: the same rows as one process, for any split of the rows") {
+  // Duplicated rows (at distance 0 of a seed once it is chosen) and more centres than
+  // the blobs, so that draws land near block and rank edges and candidates tie.
+  arma::mat X = overlapping(1300, 3, 5, 7);
+  X = arma::join_cols(X, X.rows(0, 99));
+  kmeans::ColumnMoments mom;
+  mom.add(X);
+  const kmeans::Points P = kmeans::make_points(X, mom.mean(), arma::rowvec());
+  kmeans::MemorySource all(P);
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    Random one(seed);
+    arma::mat want_centres;
+    const std::vector<std::uint64_t> want = kmeans::seed_kmeanspp(all, {0, X.n_rows, X.n_rows}, 24, 4, one,
+                                                                   single_process(), &want_centres);
+    REQUIRE(want.size() == 24);
+    for (const auto& cuts : splits(X.n_rows)) {
+      const int n = static_cast<int>(cuts.size()) - 1;
+      std::vector<std::vector<std::uint64_t>> got(n);
+      std::vector<arma::mat> centres(n);
+      const auto errors = run_each(n, [&](const Communicator& comm) {
+        const kmeans::Points mine = kmeans::make_points(part(X, cuts, comm.rank()), mom.mean(), arma::rowvec());
+        kmeans::MemorySource src(mine);
+        const kmeans::RankRows rows = kmeans::rank_rows(comm, mine.n());
+        Random rng(seed);
+        got[comm.rank()] = kmeans::seed_kmeanspp(src, rows, 24, 4, rng, comm, &centres[comm.rank()]);
+      });
+      for (int r = 0; r < n; ++r) {
+        CAPTURE(seed);
+        CAPTURE(n);
+        CAPTURE(r);
+        REQUIRE(!errors[r]);
+        CHECK(got[r] == want);
+        CHECK(arma::abs(centres[r] - want_centres).max() == 0.0);
+      }
+    }
+  }
+}
+
 TEST_CASE("kmeans over ranks: the one-process labels, centroids within the summation bound") {
   const arma::mat X = overlapping(1500, 4, 6, 9);
+  for (const KMeansInit init : {KMeansInit::scalable, KMeansInit::kmeanspp})
   for (bool standardize : {false, true}) {
     KMeansParams p;
     p.k = 6;
-    p.init = KMeansInit::scalable;
+    p.init = init;
     p.n_init = 2;
     p.standardize = standardize;
     const KMeans one = KMeans(p).fit(X);
@@ -167,6 +207,7 @@ TEST_CASE("kmeans over ranks: the one-process labels, centroids within the summa
         got[comm.rank()] = std::make_unique<KMeans>(p);
         got[comm.rank()]->fit_stream(comm.rank() % 2 == 0 ? test::held(mine) : mine, comm);
       });
+      CAPTURE(name_of(init));
       CAPTURE(standardize);
       CAPTURE(n);
       for (int r = 0; r < n; ++r) REQUIRE(!errors[r]);
@@ -246,12 +287,14 @@ TEST_CASE("kmeans over ranks: a bad row on one rank, or a sequential seeding, st
       CHECK(test::error_message([&] { std::rethrow_exception(errors[r]); }, kExitDataError) ==
             "data.csv:450:2: expected a number");
   }
-  p.init = KMeansInit::kmeanspp;
+  // Farthest-first follows one row after another: refused over ranks, naming the
+  // seedings that work there.
+  p.init = KMeansInit::farthest;
   const auto errors = run_each(2, [&](const Communicator& comm) {
     KMeans(p).fit_stream(test::passes_of(part(X, {0, 300, 600}, comm.rank()), 50), comm);
   });
   for (int r = 0; r < 2; ++r)
-    CHECK(test::error_message([&] { std::rethrow_exception(errors[r]); }, kExitUsage).find("kmeans||") !=
+    CHECK(test::error_message([&] { std::rethrow_exception(errors[r]); }, kExitUsage).find("kmeans++ or kmeans||") !=
           std::string::npos);
 }
 
