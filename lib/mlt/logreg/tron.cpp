@@ -95,6 +95,9 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
   }
   // Rejected steps do not count as iterations; bound them too.
   std::size_t attempts = 0;
+  // Shorter steps tried in a row where f cannot tell and ‖∇f‖ did not fall.
+  constexpr std::size_t kRetries = 4;
+  std::size_t failed_retries = 0;
   while (!info.converged && info.iterations < max_iter && attempts++ < 20 * max_iter + 100) {
     bool reach_boundary = false;
     info.cg_iterations += trpcg(f, delta, g, M, s, r, reach_boundary);
@@ -140,6 +143,7 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
       const double f_new = f.EvaluateWithGradient(theta_new, g_new);
       const double gnorm_new = arma::norm(arma::vectorise(g_new));
       if (gnorm_new < gnorm) {
+        failed_retries = 0;
         ++info.iterations;
         theta = theta_new;
         fval = f_new;
@@ -150,12 +154,18 @@ Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t
       } else {
         f.EvaluateWithGradient(theta, g);  // back to the curvature at theta
         // An inexact CG step, or one stretched by a trust region the noise in f grew:
-        // a shorter one may still lower ‖∇f‖. Until the step no longer moves θ.
+        // a shorter one may still lower ‖∇f‖, a few times shorter at most (each retry
+        // a quarter of the last step), or until the step no longer moves θ.
         if (arma::all(arma::vectorise(theta_new == theta))) {
           info.stop = "step below rounding";
           break;
         }
+        if (++failed_retries > kRetries) {
+          info.stop = "no step lowered the gradient";
+          break;
+        }
         delta = sigma1 * std::min(delta, snorm);
+        continue;
       }
     }
     report_progress({"logreg newton", "iteration", info.iterations, 0, "gradient norm", gnorm,

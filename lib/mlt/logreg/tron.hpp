@@ -65,6 +65,8 @@ struct Result {
   //   "gradient at its rounding floor": ‖∇f‖ is within gradient_error_bound, proven;
   //   "step below rounding": the trust region shrank until θ + s rounds to θ, the
   //     gradient above its proven floor (or none known);
+  //   "no step lowered the gradient": where f cannot tell, neither the step nor four
+  //     shorter ones (each a quarter of the last) lowered ‖∇f‖;
   //   "no decrease predicted", "trust region vanished": the model gives no direction.
   std::string stop;
   bool at_rounding_floor() const { return stop == "gradient at its rounding floor"; }
@@ -75,7 +77,7 @@ struct Result {
 // max_iter accepted steps, or when no step makes progress. Close to the optimum, f
 // stops resolving the predicted decrease (the two values within ValueErrorBound of
 // each other): a step is then judged by ‖∇f‖ instead, and one that does not lower it
-// is retried shorter, until the step no longer moves θ. Any stop but max_iter counts
+// is retried shorter, up to four times or until the step no longer moves θ. Any stop but max_iter counts
 // as converged if floor_converges; Result::stop says which, and whether the gradient
 // reached its proven rounding floor.
 Result minimize(Objective& f, arma::mat& theta, double gradient_tol, std::size_t max_iter,
