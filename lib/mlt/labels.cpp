@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include "mlt/core/error.hpp"
@@ -16,8 +17,13 @@ Labels LabelEncoder::fit_encode(const std::vector<std::string>& labels) {
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   bool numeric = true;
   std::vector<double> values(distinct.size());
-  for (std::size_t i = 0; i < distinct.size() && numeric; ++i)
-    numeric = io::parse_cell(distinct[i], values[i]) == io::CellStatus::number;
+  // A leading '+' counts as a sign here (LIBSVM's "+1"/"-1" labels), though not in a
+  // feature cell; the class keeps its text.
+  for (std::size_t i = 0; i < distinct.size() && numeric; ++i) {
+    const std::string_view cell = distinct[i];
+    const bool plus = cell.size() > 1 && cell[0] == '+' && cell[1] != '-' && cell[1] != '+';
+    numeric = io::parse_cell(plus ? cell.substr(1) : cell, values[i]) == io::CellStatus::number;
+  }
   if (numeric) {
     std::vector<std::size_t> order(distinct.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -1,6 +1,7 @@
 // Class labels as text <-> class indices. Classes are sorted as scikit-learn sorts
-// them: numerically when every label is a number ("2" < "10"), else by bytes. Labels
-// are compared verbatim: "a" and "a " are two classes.
+// them: numerically when every label is a number ("2" < "10", "-1" < "+1": the positive
+// class of a binary problem is the larger number, as in LIBSVM and LIBLINEAR), else by
+// bytes. Labels are compared verbatim: "a" and "a " are two classes.
 #pragma once
 
 #include <cstdint>
