@@ -436,7 +436,7 @@ void KMeans::fit_source(kmeans::BlockSource& src, const arma::mat& initial_centr
     } else if (comm.size() > 1) {
       throw Error("internal: a sequential seeding over ranks", kExitSoftware);
     } else if (params_.init == KMeansInit::farthest) {
-      C0 = kmeans::seed_farthest(src, ch, k, rng);
+      C0 = kmeans::seed_farthest(src, k, rng);
     } else {
       C0 = kmeans::seed_random(src, k, rng);
     }

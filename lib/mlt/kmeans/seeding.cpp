@@ -50,53 +50,6 @@ struct ColumnEqual {
   }
 };
 
-// Squared distances of every point to each of the candidate centres (p x T), with
-// exact zeros: a screened value within the rounding bound of 0 is recomputed directly.
-// Out: D (T x n). Also per chunk, for each candidate, Σᵢ min(closestᵢ, D(t, i)), in
-// row order.
-void candidate_distances(BlockSource& src, const Chunking& ch, const arma::mat& cand, const arma::vec* closest,
-                         arma::mat& D, arma::mat& chunk_potential /* T x n_chunks */) {
-  const Centres C(cand);
-  const uword T = C.k(), p = src.p();
-  D.set_size(T, src.n());
-  chunk_potential.zeros(T, ch.n_chunks);
-  src.for_each_block(ch, [&](std::size_t c, const Points& P, uword r0, uword g0, uword m) {
-    double* panel = scratch(screen_panel_size(C, m));
-    const uword ld = screen(P, C, r0, m, panel);
-    for (uword j = 0; j < m; ++j) {
-      const uword r = r0 + j, i = g0 + j;
-      const double* s = panel + j * ld;
-      double* col = D.colptr(i);
-      const double bound = screen_bound(p, P.norm2[r], C.norm2_max);
-      for (uword t = 0; t < T; ++t) {
-        double v = s[t] + P.norm2[r];  // the screening value plus ‖x‖²: ‖x − c‖²
-        if (v <= 2 * bound) v = sq_dist(P.Xt.colptr(r), C.Ct.colptr(t), p);
-        col[t] = v;
-        chunk_potential(t, c) += closest ? std::min((*closest)[i], v) : v;
-      }
-    }
-  });
-}
-
-// First index whose running sum of d2 exceeds `target` (0 <= target < total): a point
-// with d2 = 0 is never drawn. `chunk_sum` locates the chunk without a full prefix sum.
-uword draw_by_weight(const arma::vec& d2, const Chunking& ch, const arma::vec& chunk_sum, double target) {
-  double acc = 0;
-  uword c = 0;
-  for (; c + 1 < ch.n_chunks; ++c) {
-    if (acc + chunk_sum[c] > target) break;
-    acc += chunk_sum[c];
-  }
-  uword last_positive = ch.begin(c);
-  for (uword i = ch.begin(c); i < ch.end(c); ++i) {
-    if (d2[i] <= 0) continue;
-    acc += d2[i];
-    last_positive = i;
-    if (acc > target) return i;
-  }
-  return last_positive;  // rounding left target just above the running sum
-}
-
 }  // namespace
 
 std::size_t distinct_columns(const arma::mat& Xt, std::size_t stop_at) {
@@ -328,20 +281,15 @@ arma::uvec seed_kmeanspp(BlockSource& src, uword k, uword trials, Random& rng, a
   return out;
 }
 
-arma::mat seed_farthest(BlockSource& src, const Chunking& ch, uword k, Random& rng) {
+arma::mat seed_farthest(BlockSource& src, uword k, Random& rng) {
   const uword n = src.n(), p = src.p();
   arma::mat Ct(p, k);
-  Ct.col(0) = src.fetch(arma::uvec{rng.below(n)});
-  arma::mat D, pot;
-  candidate_distances(src, ch, Ct.col(0), nullptr, D, pot);
-  arma::vec closest = D.row(0).t();
-  for (uword l = 1; l < k; ++l) {
-    const uword far = closest.index_max();  // first of equal maxima
-    Ct.col(l) = src.fetch(arma::uvec{far});
-    candidate_distances(src, ch, Ct.col(l), nullptr, D, pot);
-    parallel_for(ch.n_chunks, [&](std::size_t c) {
-      for (uword i = ch.begin(c); i < ch.end(c); ++i) closest[i] = std::min(closest[i], D(0, i));
-    });
+  Weights w(n);  // each row's exact squared distance to its nearest centre (its sums unused)
+  for (uword l = 0; l < k; ++l) {
+    // The first centre at random, then the row farthest from all chosen (the first
+    // of equal maxima).
+    Ct.col(l) = src.fetch(arma::uvec{l == 0 ? static_cast<uword>(rng.below(n)) : w.closest.index_max()});
+    w.lower(closer_rows(src, Ct.col(l), w.closest).rows[0]);
   }
   return Ct;
 }

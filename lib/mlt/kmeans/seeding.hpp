@@ -61,7 +61,7 @@ std::vector<std::uint64_t> seed_kmeanspp(BlockSource& src, const RankRows& rows,
 arma::uvec seed_kmeanspp(BlockSource& src, arma::uword k, arma::uword trials, Random& rng,
                          arma::mat* centres = nullptr);
 // Centres (p x k): farthest-first.
-arma::mat seed_farthest(BlockSource& src, const Chunking& ch, arma::uword k, Random& rng);
+arma::mat seed_farthest(BlockSource& src, arma::uword k, Random& rng);
 // Centres (p x k): k rows with distinct values, uniformly (a lazy Fisher-Yates over row
 // indices). Throws if there are fewer than k distinct rows.
 arma::mat seed_random(BlockSource& src, arma::uword k, Random& rng);
