@@ -18,8 +18,8 @@ void set_command_line(int argc, char** argv) {
 }
 
 LoadedModel read_model(const std::string& path, const std::string& kind) {
-  const std::string bytes = io::read_whole_file(path);
-  LoadedModel m{io::ModelReader::parse(bytes, path == "-" ? "<stdin>" : path), {}};
+  const io::FileBytes bytes(path);
+  LoadedModel m{io::ModelReader::parse(bytes.view(), path == "-" ? "<stdin>" : path), {}};
   if (!kind.empty()) m.reader.expect_kind(kind);
   const auto& r = m.reader;
   m.schema = io::read_schema(r);

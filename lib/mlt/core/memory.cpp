@@ -1,11 +1,15 @@
 #include "mlt/core/memory.hpp"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+
+#include "mlt/core/parallel.hpp"
 
 namespace mlt {
 
@@ -31,6 +35,26 @@ double available_memory() {
     have = have > 0 ? std::min(have, std::max(left, 1.0)) : std::max(left, 1.0);
   }
   return have;
+}
+
+void populate_for_writing(void* p, std::size_t bytes, unsigned n_threads) {
+  const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  // Whole pages only: the advice takes page-aligned ranges, and a page the range
+  // shares with its neighbours faults in as before.
+  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+  if (e <= b) return;
+  const unsigned parts = std::max(1u, n_threads);
+  parallel_for(
+      parts,
+      [&](std::size_t t) {
+        const std::uintptr_t from = b + ((e - b) / page * t / parts) * page;
+        const std::uintptr_t to = b + ((e - b) / page * (t + 1) / parts) * page;
+#ifdef MADV_POPULATE_WRITE
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+#endif
+      },
+      parts);
 }
 
 std::string human_bytes(double b) {

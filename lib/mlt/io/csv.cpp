@@ -59,6 +59,7 @@
 
 #include "mlt/core/error.hpp"
 #include "mlt/core/log.hpp"
+#include "mlt/core/memory.hpp"
 #include "mlt/core/parallel.hpp"
 #include "mlt/io/csv_number.hpp"
 #include "mlt/io/csv_scan.hpp"
@@ -1373,31 +1374,6 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
   }
 }
 
-namespace {
-// Makes the pages of [p, p + bytes) resident and writable in a few calls, one part
-// per thread, before the parse writes them. Left to themselves, the parse's first
-// write to each page of the matrix (4 KiB on x86-64) traps into the kernel (100,000 traps for
-// a 400 MB matrix, each a few microseconds in a virtual machine); the kernel still
-// clears every page either way. Best effort: a kernel before 5.14 refuses the
-// advice, and then the pages fault in as they are written, as before.
-void populate(double* p, std::size_t bytes, unsigned n_threads) {
-  const std::uintptr_t page = page_bytes();
-  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
-  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-  if (e <= b) return;
-  const unsigned parts = std::max(1u, n_threads);
-  parallel_for(
-      parts,
-      [&](std::size_t t) {
-        const std::uintptr_t from = b + ((e - b) / page * t / parts) * page;
-        const std::uintptr_t to = b + ((e - b) / page * (t + 1) / parts) * page;
-#ifdef MADV_POPULATE_WRITE
-        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
-#endif
-      },
-      n_threads);
-}
-}  // namespace
 
 bool CsvChunks::Impl::place_rows(arma::mat& X) {
   std::uint64_t origin = 0, size = 0;
@@ -1453,7 +1429,7 @@ bool CsvChunks::Impl::place_rows(arma::mat& X) {
   for (std::uint64_t g = 0; g < grains; ++g) feeds_before[g + 1] = feeds_before[g] + feeds[g];
   X.set_size(placed_rows, plan.n_features);
   placed = X.memptr();
-  populate(placed, placed_rows * plan.n_features * sizeof(double), n_threads);
+  populate_for_writing(placed, placed_rows * plan.n_features * sizeof(double), n_threads);
   return true;
 }
 

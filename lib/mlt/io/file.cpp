@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -241,18 +242,27 @@ void OutputFile::remove_stale_temporaries() const {
   ::closedir(d);
 }
 
-std::string read_whole_file(const std::string& path) {
+namespace {
+// Opens a file to read ("-": standard input, fd 0); InputError if it cannot be
+// opened or is a directory. `st` is its status.
+int open_to_read(const std::string& path, struct stat& st) {
   int fd = 0;
   if (path != "-") {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      throw InputError(path + ": is a directory");
-    }
   }
-  std::string out;
+  if (::fstat(fd, &st) != 0) st = {};
+  if (S_ISDIR(st.st_mode)) {
+    if (fd) ::close(fd);
+    throw InputError(path + ": is a directory");
+  }
+  return fd;
+}
+
+// Everything left to read from fd into `out` (sized once when the file says how big
+// it is; /proc files and pipes say 0 and grow it as they come), then closes it.
+void read_rest(int fd, const std::string& path, const struct stat& st, std::string& out) {
+  if (S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(static_cast<std::size_t>(st.st_size));
   char buf[1 << 16];
   for (;;) {
     ssize_t r = ::read(fd, buf, sizeof buf);
@@ -266,7 +276,39 @@ std::string read_whole_file(const std::string& path) {
     out.append(buf, static_cast<std::size_t>(r));
   }
   if (fd) ::close(fd);
+}
+}  // namespace
+
+std::string read_whole_file(const std::string& path) {
+  struct stat st;
+  const int fd = open_to_read(path, st);
+  std::string out;
+  read_rest(fd, path, st, out);
   return out;
+}
+
+FileBytes::FileBytes(const std::string& path) {
+  struct stat st;
+  const int fd = open_to_read(path, st);
+  if (fd != 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (m != MAP_FAILED) {
+      ::close(fd);
+      map_ = m;
+      size_ = size;
+      return;
+    }
+  }
+  read_rest(fd, path, st, read_);
+}
+
+FileBytes::~FileBytes() {
+  if (map_) ::munmap(map_, size_);
+}
+
+std::string_view FileBytes::view() const {
+  return map_ ? std::string_view(static_cast<const char*>(map_), size_) : std::string_view(read_);
 }
 
 bool same_file(const std::string& a, const std::string& b) {

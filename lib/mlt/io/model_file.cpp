@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "mlt/core/error.hpp"
+#include "mlt/core/memory.hpp"
 #include "mlt/io/number_format.hpp"
 #include "mlt/io/sha256.hpp"
 #include "mlt/io/json_text.hpp"
@@ -289,6 +290,7 @@ ModelReader ModelReader::parse(std::string_view bytes, const std::string& source
                " bytes (wrong size or damaged)");
       lines.skip_newline();
       arma::mat m(rows, cols, arma::fill::none);
+      populate_for_writing(m.memptr(), n_bytes);
       read_le(data.data(), m.memptr(), m.n_elem);
       if (!m.is_finite()) {
         const arma::uword at = arma::uvec(arma::find_nonfinite(m))[0];
@@ -334,15 +336,20 @@ const arma::mat& ModelReader::matrix(const std::string& name, arma::uword rows, 
   return m;
 }
 
-const arma::mat& ModelReader::data_matrix(const std::string& name, arma::uword rows, arma::uword cols) const {
+arma::mat ModelReader::data_matrix(const std::string& name, arma::uword rows, arma::uword cols) const {
   const arma::mat& m = matrix(name, rows, cols);
-  if (!m.is_empty() && arma::abs(m).max() > 1e150) {
+  double largest = 0;  // a loop, not abs(m).max(): no temporary the size of the data
+  for (const double v : m) largest = std::max(largest, std::abs(v));
+  if (largest > 1e150) {
     std::ostringstream s;
-    s << "matrix " << name << " holds values up to " << arma::abs(m).max()
+    s << "matrix " << name << " holds values up to " << largest
       << ", beyond what a fit accepts as data (1e+150 in magnitude)";
     fail(s.str());
   }
-  return m;
+  arma::mat copy(m.n_rows, m.n_cols, arma::fill::none);
+  populate_for_writing(copy.memptr(), copy.n_elem * sizeof(double));
+  std::memcpy(copy.memptr(), m.memptr(), copy.n_elem * sizeof(double));
+  return copy;
 }
 
 arma::vec ModelReader::vector(const std::string& name, arma::uword size) const {

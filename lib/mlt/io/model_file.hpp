@@ -85,8 +85,9 @@ class ModelReader {
   // A matrix of training data kept in the model (kNN's rows, a kernel model's support
   // vectors or landmarks): held to the bound a fit holds its data to (|x| <= 1e150,
   // check_fit_input), so that a hand-edited value cannot overflow the distances or
-  // kernels of every prediction.
-  const arma::mat& data_matrix(const std::string& name, arma::uword rows = 0, arma::uword cols = 0) const;
+  // kernels of every prediction. A copy for the model to keep, its pages made in a few
+  // calls rather than a fault each.
+  arma::mat data_matrix(const std::string& name, arma::uword rows = 0, arma::uword cols = 0) const;
 
   // A typed value from the header by JSON pointer ("/params/lambda"); ModelError
   // naming the field if it is missing or of another type. Checked before converting,
