@@ -77,5 +77,7 @@ if script -qc true /dev/null >/dev/null 2>&1; then
   check "terminal: nothing before the threshold" test "$(grep -ca 'svm smo' tty2.out)" -eq 0
   MLT_PROGRESS_AFTER=0 script -qc "'$MLT' -q svm fit overlap.csv --kernel rbf --gamma 1 -o m5.svm" /dev/null > tty3.out
   check "terminal: -q draws nothing" test ! -s tty3.out
+else
+  echo "skipped: the status line on a terminal (no pseudo-terminal here)" >&2
 fi
 finish
