@@ -1374,7 +1374,6 @@ void CsvChunks::Impl::assemble(std::vector<Block>& blocks, Table& table) const {
   }
 }
 
-
 bool CsvChunks::Impl::place_rows(arma::mat& X) {
   std::uint64_t origin = 0, size = 0;
   if (plan.n_features == 0 || !src.regular(origin, size)) return false;
