@@ -247,6 +247,17 @@ ModelReader ModelReader::parse(std::string_view bytes, const std::string& source
   for (const char* section : {"data", "params", "fitted", "info", "kernel", "provenance"})
     if (r.header_.contains(section) && !r.header_[section].is_object())
       r.fail("line 2: field /" + std::string(section) + " must be an object, found " + r.header_[section].type_name());
+  // The sizes the loaders make names or arrays of before any matrix vouches for them
+  // (read_schema names x1..xp and y1..yt from them when the file records no columns):
+  // a model stores at least one value per feature, target and class, so a real file of
+  // B bytes declares none above B. A larger one is a damaged or hostile file, refused
+  // before six million names are made from a 400-byte one.
+  if (const auto f = r.header_.find("fitted"); f != r.header_.end() && f->is_object())
+    for (const char* key : {"n_features", "n_targets", "n_classes"})
+      if (const auto v = f->find(key); v != f->end() && v->is_number_unsigned() &&
+                                       v->get<std::uint64_t>() > bytes.size())
+        r.fail("line 2: field /fitted/" + std::string(key) + " is " + std::to_string(v->get<std::uint64_t>()) +
+               ", more than a model file of " + std::to_string(bytes.size()) + " bytes can hold");
   if (r.header_.contains("format_version") &&
       !(r.header_["format_version"].is_number_unsigned() && r.header_["format_version"].get<std::uint64_t>() == version))
     r.fail("line 2: field /format_version does not match the format version " + std::to_string(version) +

@@ -369,6 +369,19 @@ TEST_CASE("the data schema: written and read by the library; positional names wh
     CHECK(r.targets == std::vector<std::string>{"y1", "y2"});
     CHECK(r.classes.empty());
   }
+  SUBCASE("sizes no file of its length can hold are refused before names are made of them") {
+    // A fuzzer's find: 6,042,871 targets declared by a 443-byte file took seconds to
+    // name; 10^15 would exhaust memory.
+    for (const char* key : {"n_features", "n_targets", "n_classes"}) {
+      CAPTURE(key);
+      w.header()["fitted"] = {{"n_features", 1}};
+      w.header()["fitted"][key] = std::uint64_t{1000000000000000};
+      const std::string bytes = w.bytes();
+      CHECK(model_error(bytes) == "m: line 2: field /fitted/" + std::string(key) +
+                                      " is 1000000000000000, more than a model file of " +
+                                      std::to_string(bytes.size()) + " bytes can hold");
+    }
+  }
 }
 
 }  // namespace io_model_file_test
