@@ -622,20 +622,6 @@ class CvCommand {
     }();
     const Target& y = target_of<Target>(data);
     const arma::mat& X = data.table.X;
-    // What the sweep will cost, said before it starts on a terminal; a count no run could finish
-    // (a typo in a range, --repeats of a thousand over leave-one-out) is refused.
-    const double n_fits = static_cast<double>(grid.size()) * static_cast<double>(data.folds.n_splits());
-    if (n_fits > kMaxFits)
-      throw UsageError("the sweep would run " + std::to_string(grid.size()) + " grid points x " +
-                       std::to_string(data.folds.n_splits()) + " folds = " + format_count(n_fits) +
-                       " fits, more than " + format_count(kMaxFits) + ": narrow the grid, or use fewer folds or repeats");
-    // On a terminal only: off one, cv's standard error stays quiet unless something
-    // needs saying (scripts read the count of fits from the progress reports).
-    if (comm.rank() == 0 && isatty(STDERR_FILENO))
-      note("cv: " + std::to_string(grid.size()) + (grid.size() == 1 ? " grid point" : " grid points") + " x " +
-           std::to_string(data.folds.n_splits()) + (data.folds.n_splits() == 1 ? " fold" : " folds") + " = " +
-           format_count(n_fits) + (n_fits == 1 ? " fit" : " fits"));
-
     std::vector<cv::ScoreFn<Estimator, Target>> scores;
     for (const std::string& name : chosen)
       for (const auto& m : list)
@@ -648,6 +634,23 @@ class CvCommand {
     if (!no_fast_path_)
       if (const FastPathFn<Estimator, Target>& f = fast_path_fn<Target>())
         fast = f(FastPathInput<Estimator, Target>{grid, base_, apply_fn, X, y, chosen, data.folds});
+    // What the sweep will cost, said before it starts on a terminal; a count no run could finish
+    // (a typo in a range, --repeats of a thousand over leave-one-out) is refused.
+    // A fast path shares its fits among a group's points (ridge's leave-one-out is one
+    // decomposition per grid group, whatever the folds): the count bounds only the
+    // plain path, where each point and split is a fit of its own.
+    const double n_fits = static_cast<double>(grid.size()) * static_cast<double>(data.folds.n_splits());
+    if (!fast && n_fits > kMaxFits)
+      throw UsageError("the sweep would run " + std::to_string(grid.size()) + " grid points x " +
+                       std::to_string(data.folds.n_splits()) + " folds = " + format_count(n_fits) +
+                       " fits, more than " + format_count(kMaxFits) + ": narrow the grid, or use fewer folds or repeats");
+    // On a terminal only: off one, cv's standard error stays quiet unless something
+    // needs saying (scripts read the count of fits from the progress reports).
+    if (comm.rank() == 0 && isatty(STDERR_FILENO))
+      note("cv: " + std::to_string(grid.size()) + (grid.size() == 1 ? " grid point" : " grid points") + " x " +
+           std::to_string(data.folds.n_splits()) + (data.folds.n_splits() == 1 ? " fold" : " folds") + " = " +
+           format_count(n_fits) + (n_fits == 1 ? " fit" : " fits"));
+
     cv::SplitScorer scorer;
     if (fast) {
       so.group = fast->group;

@@ -179,7 +179,12 @@ else
   echo "skipped: cv on a terminal (no pseudo-terminal here)" >&2
 fi
 expect_error 2 "the sweep would run 100000 grid points x 11 folds = 1,100,000 fits, more than 1,000,000" \
-  "cv of 1.1 million fits" "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-3:1e3:100000 --folds 11
+  "cv of 1.1 million fits" "$MLT" ridge cv "$DATA/diabetes.csv" --lambda 1e-3:1e3:100000 --folds 11 --no-fast-path
+# A fast path's points share their fits: ridge's closed-form leave-one-out over 20,001
+# rows and 50 lambdas (1,000,050 points x folds) is one decomposition, and runs.
+awk 'BEGIN { print "a,b,y"; for (i = 0; i < 20001; i++) printf "%d,%d,%d\n", i % 7, i % 11, i % 5 }' >rows20k.csv
+run "$MLT" ridge cv rows20k.csv --loo --lambda 1e-3:1e3:50
+check "ridge cv --loo of 50 lambdas over 20,001 rows runs (status $rc)" test "$rc" -eq 0
 # More threads than CPUs: OpenBLAS stays at the CPUs' count, so a memory limit does not
 # leave its threads retrying an allocation forever. (AddressSanitizer reserves more
 # address space than any such limit.)
