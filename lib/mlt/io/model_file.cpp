@@ -359,7 +359,7 @@ arma::mat ModelReader::data_matrix(const std::string& name, arma::uword rows, ar
   }
   arma::mat copy(m.n_rows, m.n_cols, arma::fill::none);
   populate_for_writing(copy.memptr(), copy.n_elem * sizeof(double));
-  std::memcpy(copy.memptr(), m.memptr(), copy.n_elem * sizeof(double));
+  if (copy.n_elem) std::memcpy(copy.memptr(), m.memptr(), copy.n_elem * sizeof(double));  // an empty one has no memory
   return copy;
 }
 
