@@ -1,6 +1,5 @@
 // mlt info MODEL [--json]: what a model file holds, for any kind of model.
 #include <algorithm>
-#include <iostream>
 #include <memory>
 
 #include "commands.hpp"
